@@ -1,0 +1,46 @@
+package dev.umbra.events;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * One event as it travels: the envelope fields and the payload as JSON.
+ *
+ * @param eventId        the dedupe key of every consumer
+ * @param occurredAt     when it happened in the world
+ * @param recordedAt     when it was committed and captured (the Kafka record timestamp set by Debezium); null before that
+ * @param traceContext   W3C traceparent of the request or event that caused it, if any
+ */
+public record EventEnvelope(
+        UUID eventId,
+        String aggregateType,
+        String aggregateId,
+        String eventType,
+        Instant occurredAt,
+        Instant recordedAt,
+        int schemaVersion,
+        String traceContext,
+        JsonNode payload) {
+
+    public EventEnvelope {
+        Objects.requireNonNull(eventId, "eventId");
+        Objects.requireNonNull(aggregateType, "aggregateType");
+        Objects.requireNonNull(aggregateId, "aggregateId");
+        Objects.requireNonNull(eventType, "eventType");
+        Objects.requireNonNull(occurredAt, "occurredAt");
+        Objects.requireNonNull(payload, "payload");
+    }
+
+    /** A new envelope for an event about to be written to the outbox. */
+    public static EventEnvelope wrap(DomainEvent event, Instant occurredAt, String traceContext) {
+        EventCatalog.Entry entry = EventCatalog.entryOf(event.getClass());
+        return new EventEnvelope(UUID.randomUUID(), entry.aggregateType(), event.aggregateId(), entry.eventType(),
+                occurredAt, null, entry.schemaVersion(), traceContext, EventCodec.toTree(event));
+    }
+
+    public <E extends DomainEvent> E payloadAs(Class<E> type) {
+        return EventCodec.fromTree(payload, type);
+    }
+}

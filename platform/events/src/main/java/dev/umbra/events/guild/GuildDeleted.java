@@ -1,0 +1,20 @@
+package dev.umbra.events.guild;
+
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.DomainEvent;
+import dev.umbra.events.EventContract;
+import java.util.Objects;
+
+@EventContract(aggregate = Aggregates.GUILD)
+public record GuildDeleted(
+        String guildId) implements DomainEvent {
+
+    public GuildDeleted {
+        Objects.requireNonNull(guildId, "guildId");
+    }
+
+    @Override
+    public String aggregateId() {
+        return guildId;
+    }
+}

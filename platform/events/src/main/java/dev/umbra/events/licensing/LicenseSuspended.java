@@ -1,0 +1,22 @@
+package dev.umbra.events.licensing;
+
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.DomainEvent;
+import dev.umbra.events.EventContract;
+import java.util.Objects;
+import java.util.UUID;
+
+@EventContract(aggregate = Aggregates.LICENSE)
+public record LicenseSuspended(
+        UUID licenseId,
+        String reason) implements DomainEvent {
+
+    public LicenseSuspended {
+        Objects.requireNonNull(licenseId, "licenseId");
+    }
+
+    @Override
+    public String aggregateId() {
+        return licenseId.toString();
+    }
+}

@@ -1,0 +1,22 @@
+package dev.umbra.events.recovery;
+
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.DomainEvent;
+import dev.umbra.events.EventContract;
+import java.util.Objects;
+import java.util.UUID;
+
+@EventContract(aggregate = Aggregates.RESTORE_JOB)
+public record RestoreFailed(
+        UUID restoreJobId,
+        String errorSummary) implements DomainEvent {
+
+    public RestoreFailed {
+        Objects.requireNonNull(restoreJobId, "restoreJobId");
+    }
+
+    @Override
+    public String aggregateId() {
+        return restoreJobId.toString();
+    }
+}
