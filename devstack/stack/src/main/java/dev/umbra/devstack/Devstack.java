@@ -1,0 +1,209 @@
+package dev.umbra.devstack;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Logger;
+import java.util.stream.Stream;
+
+/**
+ * The outside world of the services, real and without Docker: PostgreSQL with logical decoding, a
+ * Kafka broker and a Kafka Connect worker with Debezium, each a child process. Every stack lives in
+ * its own temporary folder on its own free ports and leaves nothing behind when closed.
+ */
+public final class Devstack implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(Devstack.class.getName());
+    private static final String WORK_DIR_PREFIX = "umbra-devstack-";
+    private static final List<String> CHILD_JVM_OPTIONS = List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC",
+            "-Djava.awt.headless=true");
+    private static Devstack shared;
+
+    private final Path workDir;
+    private final PostgresServer postgres;
+    private final KafkaBroker kafka;
+    private final KafkaConnectWorker connect;
+    private final JwtKeys jwt;
+    private final Map<String, String> connectorsByDatabase = new LinkedHashMap<>();
+    private final Duration startTime;
+
+    private Devstack(Path workDir, PostgresServer postgres, KafkaBroker kafka, KafkaConnectWorker connect, JwtKeys jwt,
+            Duration startTime) {
+        this.workDir = workDir;
+        this.postgres = postgres;
+        this.kafka = kafka;
+        this.connect = connect;
+        this.jwt = jwt;
+        this.startTime = startTime;
+    }
+
+    /** The stack of this JVM: started on first use, closed when the JVM exits. Tests share it. */
+    public static synchronized Devstack shared() {
+        if (shared == null) {
+            shared = start();
+            Runtime.getRuntime().addShutdownHook(new Thread(shared::close, "devstack-shutdown"));
+        }
+        return shared;
+    }
+
+    public static Devstack start() {
+        long started = System.nanoTime();
+        removeAbandonedStacks();
+        Path workDir = createWorkDir();
+        List<AutoCloseable> startedSoFar = new ArrayList<>();
+        try {
+            JwtKeys jwt = JwtKeys.generate(workDir);
+            PostgresServer postgres = PostgresServer.start(workDir, randomSecret());
+            startedSoFar.add(postgres);
+            KafkaBroker kafka = KafkaBroker.start(workDir, CHILD_JVM_OPTIONS);
+            startedSoFar.add(kafka);
+            KafkaConnectWorker connect = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), CHILD_JVM_OPTIONS);
+            Duration startTime = Duration.ofNanos(System.nanoTime() - started);
+            LOG.info(() -> "devstack up in " + startTime.toMillis() + " ms: postgres 127.0.0.1:" + postgres.port()
+                    + ", kafka " + kafka.bootstrapServers() + ", connect " + connect.url() + " (logs in " + workDir + ")");
+            return new Devstack(workDir, postgres, kafka, connect, jwt, startTime);
+        } catch (RuntimeException e) {
+            for (int i = startedSoFar.size() - 1; i >= 0; i--) {
+                closeQuietly(startedSoFar.get(i));
+            }
+            deleteRecursively(workDir);
+            throw e;
+        }
+    }
+
+    public PostgresServer postgres() {
+        return postgres;
+    }
+
+    public KafkaBroker kafka() {
+        return kafka;
+    }
+
+    public KafkaConnectWorker connect() {
+        return connect;
+    }
+
+    public JwtKeys jwt() {
+        return jwt;
+    }
+
+    public Path workDir() {
+        return workDir;
+    }
+
+    public Duration startTime() {
+        return startTime;
+    }
+
+    /**
+     * Streams a service database's outbox to Kafka with the connector of {@code deploy/connectors}.
+     * The outbox table must exist (the service has run its migrations). Idempotent.
+     */
+    public synchronized void streamOutbox(String service, String database) {
+        if (!connectorsByDatabase.containsKey(database)) {
+            connectorsByDatabase.put(database, connect.register(service, postgres, database));
+        }
+    }
+
+    /** The settings a service needs to run against this stack, as Quarkus configuration properties. */
+    public Map<String, String> serviceConfig(String database) {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("quarkus.datasource.username", postgres.user());
+        config.put("quarkus.datasource.password", postgres.password());
+        config.put("quarkus.datasource.reactive.url", postgres.reactiveUrl(database));
+        config.put("quarkus.datasource.jdbc.url", postgres.jdbcUrl(database));
+        config.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+        config.put("mp.jwt.verify.publickey.location", jwt.publicKeyFile().toUri().toString());
+        config.put("mp.jwt.verify.issuer", JwtKeys.ISSUER);
+        return config;
+    }
+
+    @Override
+    public synchronized void close() {
+        connectorsByDatabase.values().forEach(connector -> runQuietly(() -> connect.delete(connector)));
+        closeQuietly(connect);
+        connectorsByDatabase.keySet().forEach(database -> runQuietly(() -> postgres.dropReplicationState(database)));
+        connectorsByDatabase.clear();
+        closeQuietly(kafka);
+        closeQuietly(postgres);
+        deleteRecursively(workDir);
+    }
+
+    private static Path createWorkDir() {
+        try {
+            Path dir = Files.createTempDirectory(WORK_DIR_PREFIX);
+            Files.writeString(dir.resolve("owner.pid"), Long.toString(ProcessHandle.current().pid()));
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Stacks whose JVM died without closing them (kill -9): stop their servers and delete their folders. */
+    private static void removeAbandonedStacks() {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        try (Stream<Path> dirs = Files.list(tmp)) {
+            dirs.filter(dir -> dir.getFileName().toString().startsWith(WORK_DIR_PREFIX))
+                    .filter(Devstack::abandoned)
+                    .forEach(dir -> {
+                        ProcessHandle.allProcesses()
+                                .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(dir.toString())).orElse(false))
+                                .forEach(ProcessHandle::destroyForcibly);
+                        deleteRecursively(dir);
+                    });
+        } catch (IOException e) {
+            LOG.warning("cannot look for abandoned stacks: " + e.getMessage());
+        }
+    }
+
+    private static boolean abandoned(Path dir) {
+        try {
+            long owner = Long.parseLong(Files.readString(dir.resolve("owner.pid")).trim());
+            return ProcessHandle.of(owner).map(p -> !p.isAlive()).orElse(true);
+        } catch (IOException | NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static String randomSecret() {
+        byte[] bytes = new byte[18];
+        new SecureRandom().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    private static void runQuietly(Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException e) {
+            LOG.warning("devstack teardown: " + e.getMessage());
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            LOG.warning("devstack teardown: " + e.getMessage());
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            LOG.warning("cannot delete " + dir + ": " + e.getMessage());
+        }
+    }
+}

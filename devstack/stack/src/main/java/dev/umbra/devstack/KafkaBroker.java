@@ -1,0 +1,91 @@
+package dev.umbra.devstack;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+/** An Apache Kafka broker in KRaft mode (one node that is broker and controller), in a child JVM. */
+public final class KafkaBroker implements AutoCloseable {
+
+    private final int port;
+    private final ChildProcess process;
+
+    private KafkaBroker(int port, ChildProcess process) {
+        this.port = port;
+        this.process = process;
+    }
+
+    static KafkaBroker start(Path workDir, List<String> jvmOptions) {
+        String classpath = ChildClasspath.read("kafka-broker");
+        int port = Ports.free();
+        int controllerPort = Ports.free();
+        Path config = Configs.write(workDir.resolve("kafka-server.properties"), Map.ofEntries(
+                Map.entry("process.roles", "broker,controller"),
+                Map.entry("node.id", "1"),
+                Map.entry("controller.quorum.voters", "1@127.0.0.1:" + controllerPort),
+                Map.entry("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort),
+                Map.entry("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port),
+                Map.entry("controller.listener.names", "CONTROLLER"),
+                Map.entry("inter.broker.listener.name", "PLAINTEXT"),
+                Map.entry("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"),
+                Map.entry("log.dirs", workDir.resolve("kafka-data").toString()),
+                Map.entry("num.partitions", "3"),
+                Map.entry("auto.create.topics.enable", "true"),
+                Map.entry("offsets.topic.replication.factor", "1"),
+                Map.entry("offsets.topic.num.partitions", "5"),
+                Map.entry("transaction.state.log.replication.factor", "1"),
+                Map.entry("transaction.state.log.min.isr", "1"),
+                Map.entry("share.coordinator.state.topic.replication.factor", "1"),
+                Map.entry("share.coordinator.state.topic.min.isr", "1"),
+                Map.entry("group.initial.rebalance.delay.ms", "0")));
+        List<String> options = Logging.jvmOptions(workDir, jvmOptions);
+        ChildProcess.run("kafka-storage format", ChildProcess.javaCommand(options, classpath, "kafka.tools.StorageTool",
+                "format", "-t", clusterId(), "-c", config.toString()), workDir, workDir.resolve("kafka.log"), Duration.ofSeconds(60));
+        ChildProcess process = ChildProcess.start("kafka", ChildProcess.javaCommand(options, classpath, "kafka.Kafka",
+                config.toString()), workDir, workDir.resolve("kafka.log"), Map.of());
+        KafkaBroker broker = new KafkaBroker(port, process);
+        Await.until("kafka on port " + port, Duration.ofSeconds(60), process, broker::answersMetadata);
+        return broker;
+    }
+
+    public String bootstrapServers() {
+        return "127.0.0.1:" + port;
+    }
+
+    public Admin admin() {
+        Properties properties = new Properties();
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
+        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000);
+        return Admin.create(properties);
+    }
+
+    private boolean answersMetadata() {
+        if (!Ports.listening(port)) {
+            return false;
+        }
+        try (Admin admin = admin()) {
+            return !admin.describeCluster().nodes().get().isEmpty();
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** A KRaft cluster id: 16 random bytes, URL-safe base64 without padding. */
+    private static String clusterId() {
+        byte[] bytes = new byte[16];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    @Override
+    public void close() {
+        process.stop(Duration.ofSeconds(20));
+    }
+}

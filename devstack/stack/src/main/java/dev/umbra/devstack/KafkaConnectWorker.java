@@ -1,0 +1,162 @@
+package dev.umbra.devstack;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** A Kafka Connect worker in distributed mode with the Debezium PostgreSQL connector on its classpath. */
+public final class KafkaConnectWorker implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final int port;
+    private final ChildProcess process;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private KafkaConnectWorker(int port, ChildProcess process) {
+        this.port = port;
+        this.process = process;
+    }
+
+    static KafkaConnectWorker start(Path workDir, String bootstrapServers, List<String> jvmOptions) {
+        int port = Ports.free();
+        Path config = Configs.write(workDir.resolve("connect-worker.properties"), Map.ofEntries(
+                Map.entry("bootstrap.servers", bootstrapServers),
+                Map.entry("group.id", "umbra-connect"),
+                Map.entry("listeners", "http://127.0.0.1:" + port),
+                Map.entry("config.storage.topic", "umbra-connect-configs"),
+                Map.entry("offset.storage.topic", "umbra-connect-offsets"),
+                Map.entry("status.storage.topic", "umbra-connect-status"),
+                Map.entry("config.storage.replication.factor", "1"),
+                Map.entry("offset.storage.replication.factor", "1"),
+                Map.entry("status.storage.replication.factor", "1"),
+                Map.entry("offset.flush.interval.ms", "1000"),
+                Map.entry("key.converter", "org.apache.kafka.connect.storage.StringConverter"),
+                Map.entry("value.converter", "org.apache.kafka.connect.storage.StringConverter"),
+                Map.entry("plugin.discovery", "service_load"),
+                Map.entry("config.providers", "env"),
+                Map.entry("config.providers.env.class", "org.apache.kafka.common.config.provider.EnvVarConfigProvider")));
+        ChildProcess process = ChildProcess.start("kafka-connect", ChildProcess.javaCommand(
+                Logging.jvmOptions(workDir, jvmOptions), ChildClasspath.read("kafka-connect"),
+                "org.apache.kafka.connect.cli.ConnectDistributed", config.toString()),
+                workDir, workDir.resolve("kafka-connect.log"), Map.of());
+        KafkaConnectWorker worker = new KafkaConnectWorker(port, process);
+        Await.until("kafka connect on port " + port, Duration.ofSeconds(90), process, worker::servesConnectors);
+        return worker;
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    /**
+     * Registers (or updates) the connector of {@code deploy/connectors/<service>.json}, pointed at the
+     * given database, and waits until its task runs.
+     */
+    public String register(String service, PostgresServer postgres, String database) {
+        ObjectNode definition = connectorFile(service);
+        String name = definition.get("name").asText();
+        ObjectNode config = (ObjectNode) definition.get("config");
+        config.put("database.hostname", postgres.host());
+        config.put("database.port", Integer.toString(postgres.port()));
+        config.put("database.user", postgres.user());
+        config.put("database.password", postgres.password());
+        config.put("database.dbname", database);
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + name + "/config"))
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(config.toString())));
+        if (response.statusCode() / 100 != 2) {
+            throw new IllegalStateException("Connect refused connector " + name + ": " + response.statusCode() + " " + response.body());
+        }
+        Await.until("connector " + name, Duration.ofSeconds(60), process, () -> running(name));
+        return name;
+    }
+
+    public void delete(String connector) {
+        send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + connector)).DELETE());
+    }
+
+    public List<String> connectors() {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url() + "/connectors")).GET());
+        try {
+            return List.of(JSON.readValue(response.body(), String[].class));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private boolean running(String connector) {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + connector + "/status")).GET());
+        if (response.statusCode() != 200) {
+            return false;
+        }
+        try {
+            JsonNode status = JSON.readTree(response.body());
+            JsonNode tasks = status.path("tasks");
+            for (JsonNode task : tasks) {
+                if ("FAILED".equals(task.path("state").asText())) {
+                    throw new IllegalStateException("connector " + connector + " failed: " + task.path("trace").asText());
+                }
+            }
+            return "RUNNING".equals(status.path("connector").path("state").asText())
+                    && !tasks.isEmpty() && "RUNNING".equals(tasks.get(0).path("state").asText());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private boolean servesConnectors() {
+        if (!Ports.listening(port)) {
+            return false;
+        }
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url() + "/connector-plugins")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 && response.body().contains("PostgresConnector");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request) {
+        try {
+            return http.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static ObjectNode connectorFile(String service) {
+        String resource = "META-INF/umbra/connectors/" + service + ".json";
+        try (InputStream in = KafkaConnectWorker.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalArgumentException("no connector file deploy/connectors/" + service + ".json");
+            }
+            return (ObjectNode) JSON.readTree(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        process.stop(Duration.ofSeconds(20));
+    }
+}

@@ -1,0 +1,220 @@
+package dev.umbra.devstack;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+/**
+ * The machine's PostgreSQL (Debian's packages, 15 or newer) in a throw-away cluster with
+ * {@code wal_level=logical}. PostgreSQL refuses to run as root, so as root the cluster belongs to
+ * {@code nobody} and every server command runs through {@code setpriv}.
+ */
+public final class PostgresServer implements AutoCloseable {
+
+    static final String USER = "umbra";
+    private static final String UNPRIVILEGED_USER = "nobody";
+
+    private final Path dataDir;
+    private final int port;
+    private final String password;
+    private final ChildProcess process;
+
+    private PostgresServer(Path dataDir, int port, String password, ChildProcess process) {
+        this.dataDir = dataDir;
+        this.port = port;
+        this.password = password;
+        this.process = process;
+    }
+
+    static PostgresServer start(Path workDir, String password) {
+        Path binDir = findBinaries();
+        Path dataDir = workDir.resolve("postgres");
+        Path passwordFile = workDir.resolve("pg-password");
+        Path log = workDir.resolve("postgres.log");
+        try {
+            Files.createDirectories(dataDir);
+            Files.writeString(passwordFile, password);
+            if (isRoot()) {
+                chown(List.of(dataDir, passwordFile), workDir);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ChildProcess.run("initdb", asServerUser(List.of(binDir.resolve("initdb").toString(),
+                "-D", dataDir.toString(), "-U", USER, "--pwfile=" + passwordFile, "--auth=scram-sha-256",
+                "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")), workDir, log, Duration.ofSeconds(60));
+
+        int port = Ports.free();
+        ChildProcess process = ChildProcess.start("postgres", asServerUser(List.of(binDir.resolve("postgres").toString(),
+                "-D", dataDir.toString(),
+                "-c", "listen_addresses=127.0.0.1",
+                "-c", "port=" + port,
+                "-c", "unix_socket_directories=",
+                "-c", "wal_level=logical",
+                "-c", "max_replication_slots=20",
+                "-c", "max_wal_senders=20",
+                "-c", "max_connections=200",
+                "-c", "shared_buffers=128MB")), workDir, log, Map.of());
+        PostgresServer server = new PostgresServer(dataDir, port, password, process);
+        Await.until("postgres on port " + port, Duration.ofSeconds(30), process, server::acceptsConnections);
+        return server;
+    }
+
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String user() {
+        return USER;
+    }
+
+    public String password() {
+        return password;
+    }
+
+    public String jdbcUrl(String database) {
+        return "jdbc:postgresql://" + host() + ":" + port + "/" + database;
+    }
+
+    /** The URL form of Quarkus' reactive PostgreSQL client. */
+    public String reactiveUrl(String database) {
+        return "postgresql://" + host() + ":" + port + "/" + database;
+    }
+
+    public void createDatabase(String name) {
+        if (!name.matches("[a-z][a-z0-9_]*")) {
+            throw new IllegalArgumentException("not a database name: " + name);
+        }
+        try (Connection connection = connect("postgres"); Statement statement = connection.createStatement()) {
+            var existing = statement.executeQuery("select 1 from pg_database where datname = '" + name + "'");
+            if (!existing.next()) {
+                statement.execute("create database " + name);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create database " + name, e);
+        }
+    }
+
+    /** Drops the replication slots and publications Debezium left behind in a database. */
+    public void dropReplicationState(String database) {
+        try (Connection connection = connect(database); Statement statement = connection.createStatement()) {
+            statement.execute("select pg_drop_replication_slot(slot_name) from pg_replication_slots "
+                    + "where database = current_database() and not active");
+            List<String> publications = new ArrayList<>();
+            try (var rows = statement.executeQuery("select pubname from pg_publication")) {
+                while (rows.next()) {
+                    publications.add(rows.getString(1));
+                }
+            }
+            for (String publication : publications) {
+                statement.execute("drop publication if exists \"" + publication + "\"");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot drop replication state of " + database, e);
+        }
+    }
+
+    public Connection connect(String database) throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("user", USER);
+        properties.setProperty("password", password);
+        properties.setProperty("connectTimeout", "2");
+        return DriverManager.getConnection(jdbcUrl(database), properties);
+    }
+
+    private boolean acceptsConnections() {
+        try (Connection ignored = connect("postgres")) {
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        // SIGTERM is PostgreSQL's "smart" shutdown, which waits for clients; SIGINT is the fast one.
+        if (process.isAliveQuietly()) {
+            ChildProcess.signal(process.pid(), "INT");
+        }
+        process.stop(Duration.ofSeconds(20));
+    }
+
+    Path dataDir() {
+        return dataDir;
+    }
+
+    private static List<String> asServerUser(List<String> command) {
+        if (!isRoot()) {
+            return command;
+        }
+        List<String> wrapped = new ArrayList<>(List.of("setpriv", "--reuid=" + UNPRIVILEGED_USER,
+                "--regid=nogroup", "--clear-groups", "--"));
+        wrapped.addAll(command);
+        return wrapped;
+    }
+
+    private static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+
+    /** The data directory must belong to the server's user, and every folder above it must let that user through. */
+    private static void chown(List<Path> paths, Path workDir) throws IOException {
+        Files.setPosixFilePermissions(workDir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        for (Path path : paths) {
+            Files.setAttribute(path, "posix:owner",
+                    path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(UNPRIVILEGED_USER));
+        }
+        Files.setPosixFilePermissions(paths.get(0), PosixFilePermissions.fromString("rwx------"));
+    }
+
+    /** {@code UMBRA_PG_BIN}, else the newest {@code /usr/lib/postgresql/<version>/bin}, else {@code pg_config --bindir}. */
+    static Path findBinaries() {
+        String configured = System.getenv("UMBRA_PG_BIN");
+        if (configured != null && !configured.isBlank()) {
+            return Path.of(configured);
+        }
+        Path debian = Path.of("/usr/lib/postgresql");
+        if (Files.isDirectory(debian)) {
+            try (Stream<Path> versions = Files.list(debian)) {
+                var newest = versions.map(v -> v.resolve("bin"))
+                        .filter(bin -> Files.isExecutable(bin.resolve("postgres")))
+                        .max(Comparator.comparingInt(bin -> Integer.parseInt(bin.getParent().getFileName().toString().replaceAll("\\D", "0"))));
+                if (newest.isPresent()) {
+                    return newest.get();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        try {
+            Process pgConfig = new ProcessBuilder("pg_config", "--bindir").start();
+            String bin = new String(pgConfig.getInputStream().readAllBytes()).trim();
+            if (pgConfig.waitFor() == 0 && Files.isExecutable(Path.of(bin, "postgres"))) {
+                return Path.of(bin);
+            }
+        } catch (IOException e) {
+            // fall through to the error below
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        throw new IllegalStateException("PostgreSQL server binaries not found: install Debian's postgresql package "
+                + "or set UMBRA_PG_BIN to the folder holding initdb and postgres");
+    }
+}
