@@ -1,0 +1,67 @@
+package dev.umbra.platform.inbox;
+
+import dev.umbra.events.EventCatalog;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * {@code umbra_inbox_events_total{consumer,event_type,outcome}} (processed, duplicate, ignored,
+ * dead_lettered), {@code umbra_inbox_failures_total} (failed attempts, retried or not) and
+ * {@code umbra_inbox_lag_seconds}: from the event's capture (recorded_at) to its processing.
+ */
+@ApplicationScoped
+public class InboxMetrics {
+
+    private final MeterRegistry registry;
+
+    public InboxMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    void outcome(String consumer, String eventType, Outcome outcome) {
+        Counter.builder("umbra.inbox.events")
+                .description("Events a consumer has seen, by outcome")
+                .tags("consumer", consumer, "event_type", known(eventType), "outcome", outcome.tag())
+                .register(registry)
+                .increment();
+    }
+
+    void failedAttempt(String consumer, String eventType) {
+        Counter.builder("umbra.inbox.failures")
+                .description("Attempts to apply an event that failed")
+                .tags("consumer", consumer, "event_type", known(eventType))
+                .register(registry)
+                .increment();
+    }
+
+    void lag(String consumer, Instant recordedAt, Instant processedAt) {
+        if (recordedAt == null) {
+            return;
+        }
+        Timer.builder("umbra.inbox.lag")
+                .description("Time from an event's capture by Debezium to its processing by a consumer")
+                .tags("consumer", consumer)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry)
+                .record(Duration.between(recordedAt, processedAt).abs());
+    }
+
+    /** Keeps the label set bounded: a header that names no event of the catalogue counts as unknown. */
+    private static String known(String eventType) {
+        return eventType != null && EventCatalog.find(eventType).isPresent() ? eventType : "unknown";
+    }
+
+    enum Outcome {
+        PROCESSED, DUPLICATE, IGNORED, DEAD_LETTERED;
+
+        String tag() {
+            return name().toLowerCase();
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package dev.umbra.platform.inbox;
+
+import dev.umbra.events.EventCodec;
+import dev.umbra.events.EventDecodingException;
+import dev.umbra.events.EventEnvelope;
+import dev.umbra.events.EventHeaders;
+import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.UUID;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+
+/** Reads the envelope of a record written by Debezium's outbox event router. */
+final class IncomingEvents {
+
+    private IncomingEvents() {
+    }
+
+    static EventEnvelope decode(IncomingKafkaRecordMetadata<?, ?> record, byte[] value) {
+        Headers headers = record.getHeaders();
+        String key = record.getKey() == null ? null : record.getKey().toString();
+        if (key == null) {
+            throw new EventDecodingException("record has no key (aggregate id)");
+        }
+        if (value == null) {
+            throw new EventDecodingException("record has no value (payload)");
+        }
+        try {
+            return new EventEnvelope(
+                    UUID.fromString(required(headers, EventHeaders.EVENT_ID)),
+                    required(headers, EventHeaders.AGGREGATE_TYPE),
+                    key,
+                    required(headers, EventHeaders.EVENT_TYPE),
+                    Instant.parse(required(headers, EventHeaders.OCCURRED_AT)),
+                    record.getTimestamp(),
+                    Integer.parseInt(required(headers, EventHeaders.SCHEMA_VERSION)),
+                    optional(headers, EventHeaders.TRACE_PARENT),
+                    EventCodec.parse(value));
+        } catch (IllegalArgumentException | DateTimeParseException e) {
+            throw new EventDecodingException("malformed envelope header: " + e.getMessage(), e);
+        }
+    }
+
+    static String optional(Headers headers, String name) {
+        Header header = headers.lastHeader(name);
+        if (header == null || header.value() == null) {
+            return null;
+        }
+        String value = new String(header.value(), StandardCharsets.UTF_8);
+        return value.isBlank() ? null : value;
+    }
+
+    private static String required(Headers headers, String name) {
+        String value = optional(headers, name);
+        if (value == null) {
+            throw new EventDecodingException("record lacks header " + name);
+        }
+        return value;
+    }
+}

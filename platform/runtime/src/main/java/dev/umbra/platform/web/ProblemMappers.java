@@ -1,0 +1,89 @@
+package dev.umbra.platform.web;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.vertx.pgclient.PgException;
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.ConstraintViolationException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.net.ConnectException;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import org.hibernate.HibernateException;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * Every error a service answers is {@code application/problem+json}: 400 for malformed or invalid
+ * input, 404/409/422 from {@link ProblemException}, 503 (with Retry-After) when the database cannot be
+ * reached, and a bare 500 that reveals nothing for anything else.
+ */
+public class ProblemMappers {
+
+    private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+    private static final String UNIQUE_VIOLATION = "23505";
+
+    @ServerExceptionMapper
+    public Response problem(ProblemException e, UriInfo uri) {
+        return Problem.response(e.status(), e.title(), e.getMessage(), uri.getPath(), List.of());
+    }
+
+    @ServerExceptionMapper
+    public Response invalid(ConstraintViolationException e, UriInfo uri) {
+        List<Problem.Violation> violations = e.getConstraintViolations().stream()
+                .map(v -> new Problem.Violation(field(v), v.getMessage()))
+                .sorted((a, b) -> a.field().compareTo(b.field()))
+                .toList();
+        return Problem.response(400, "Bad Request", "the request is not valid", uri.getPath(), violations);
+    }
+
+    @ServerExceptionMapper
+    public Response unreadable(JsonProcessingException e, UriInfo uri) {
+        return Problem.response(400, "Bad Request", "the request body is not valid JSON for this endpoint", uri.getPath(), List.of());
+    }
+
+    @ServerExceptionMapper
+    public Response web(WebApplicationException e, UriInfo uri) {
+        Response.StatusType status = e.getResponse().getStatusInfo();
+        if (status.getStatusCode() == 400 && e.getCause() instanceof JsonProcessingException) {
+            return unreadable((JsonProcessingException) e.getCause(), uri);
+        }
+        return Problem.response(status.getStatusCode(), status.getReasonPhrase(), e.getMessage(), uri.getPath(), List.of());
+    }
+
+    @ServerExceptionMapper({HibernateException.class, PgException.class, ConnectException.class, TimeoutException.class,
+            io.vertx.core.VertxException.class})
+    public Response storage(Exception e, UriInfo uri) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof PgException pg && UNIQUE_VIOLATION.equals(pg.getSqlState())) {
+                return Problem.response(409, "Conflict", "the resource changed or already exists; read it again",
+                        uri.getPath(), List.of());
+            }
+            if (unavailable(cause)) {
+                LOG.warnf("database unavailable on %s: %s", uri.getPath(), cause.toString());
+                return Response.fromResponse(Problem.response(503, "Service Unavailable",
+                        "the service cannot reach its database; try again shortly", uri.getPath(), List.of()))
+                        .header("Retry-After", "1").build();
+            }
+        }
+        LOG.errorf(e, "unexpected storage error on %s", uri.getPath());
+        return Problem.response(500, "Internal Server Error", "unexpected error", uri.getPath(), List.of());
+    }
+
+    private static boolean unavailable(Throwable cause) {
+        if (cause instanceof ConnectException || cause instanceof TimeoutException
+                || cause instanceof io.vertx.sqlclient.ClosedConnectionException) {
+            return true;
+        }
+        String message = String.valueOf(cause.getMessage());
+        return cause instanceof io.vertx.core.VertxException
+                && (message.contains("Connection refused") || message.contains("Timeout") || message.contains("closed"));
+    }
+
+    private static String field(ConstraintViolation<?> violation) {
+        String path = violation.getPropertyPath().toString();
+        int dot = path.indexOf('.');
+        return dot < 0 ? path : path.substring(dot + 1);
+    }
+}
