@@ -1,6 +1,6 @@
 package dev.umbra.testing;
 
-import static org.awaitility.Awaitility.await;
+import org.awaitility.Awaitility;
 
 import dev.umbra.devstack.Devstack;
 import java.nio.charset.StandardCharsets;
@@ -46,8 +46,8 @@ public final class KafkaProbe implements AutoCloseable {
     }
 
     /** Polls until a record matches; fails after {@code timeout}. */
-    public ConsumerRecord<String, byte[]> await(Predicate<ConsumerRecord<String, byte[]>> matching, Duration timeout) {
-        return await().atMost(timeout).pollInterval(Duration.ZERO)
+    public ConsumerRecord<String, byte[]> awaitRecord(Predicate<ConsumerRecord<String, byte[]>> matching, Duration timeout) {
+        return Awaitility.await().atMost(timeout).pollInterval(Duration.ZERO)
                 .until(() -> {
                     poll();
                     return seen.stream().filter(matching).findFirst();

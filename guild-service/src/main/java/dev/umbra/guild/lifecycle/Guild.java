@@ -1,0 +1,65 @@
+package dev.umbra.guild.lifecycle;
+
+import io.quarkus.hibernate.reactive.panache.PanacheEntityBase;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+import java.time.Instant;
+
+/** A Discord server the bot has been added to. Its rules are plain Java: no Quarkus needed to test them. */
+@Entity
+@Table(name = "guild")
+public class Guild extends PanacheEntityBase {
+
+    @Id
+    @Column(name = "guild_id")
+    public String guildId;
+
+    @Enumerated(EnumType.STRING)
+    @Column(nullable = false)
+    public GuildStatus status;
+
+    @Column(name = "installer_user_id", nullable = false)
+    public String installerUserId;
+
+    @Column(name = "installed_at", nullable = false)
+    public Instant installedAt;
+
+    @Column(name = "updated_at", nullable = false)
+    public Instant updatedAt;
+
+    @Version
+    public long version;
+
+    public static Guild installed(String guildId, String installerUserId, Instant now) {
+        Guild guild = new Guild();
+        guild.guildId = guildId;
+        guild.status = GuildStatus.INSTALLED;
+        guild.installerUserId = installerUserId;
+        guild.installedAt = now;
+        guild.updatedAt = now;
+        return guild;
+    }
+
+    /**
+     * The bot is added (again). Returns false when it already is installed: a repeated call from the
+     * gateway changes nothing and publishes nothing.
+     */
+    public boolean install(String installerUserId, Instant now) {
+        if (status == GuildStatus.INSTALLED) {
+            return false;
+        }
+        if (status == GuildStatus.DELETED) {
+            throw new IllegalStateException("guild " + guildId + " was deleted");
+        }
+        this.status = GuildStatus.INSTALLED;
+        this.installerUserId = installerUserId;
+        this.installedAt = now;
+        this.updatedAt = now;
+        return true;
+    }
+}

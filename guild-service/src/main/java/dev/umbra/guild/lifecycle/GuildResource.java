@@ -1,0 +1,46 @@
+package dev.umbra.guild.lifecycle;
+
+import dev.umbra.platform.web.DiscordId;
+import dev.umbra.platform.web.Roles;
+import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.jboss.resteasy.reactive.RestResponse;
+
+/** Calls of the Discord bot gateway about a guild's lifecycle. */
+@Path("/guilds/{guildId}")
+@RolesAllowed(Roles.BOT)
+public class GuildResource {
+
+    private final GuildService guilds;
+
+    public GuildResource(GuildService guilds) {
+        this.guilds = guilds;
+    }
+
+    /** The bot was added to the guild: 201 the first time, 200 for a repeat or a reinstall after a kick. */
+    @POST
+    @Path("/installation")
+    public Uni<RestResponse<GuildView>> install(
+            @PathParam("guildId") @DiscordId String guildId,
+            @Valid @NotNull InstallationRequest request) {
+        return guilds.install(guildId, request.installerUserId())
+                .map(installation -> RestResponse.ResponseBuilder
+                        .create(installation.created() ? Response.Status.CREATED : Response.Status.OK, GuildView.of(installation.guild()))
+                        .type(MediaType.APPLICATION_JSON_TYPE)
+                        .build());
+    }
+
+    @GET
+    public Uni<GuildView> get(
+            @PathParam("guildId") @DiscordId String guildId) {
+        return guilds.get(guildId).map(GuildView::of);
+    }
+}

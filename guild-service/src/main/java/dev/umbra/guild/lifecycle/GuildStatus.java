@@ -1,0 +1,5 @@
+package dev.umbra.guild.lifecycle;
+
+public enum GuildStatus {
+    INSTALLED, KICKED, DELETED
+}

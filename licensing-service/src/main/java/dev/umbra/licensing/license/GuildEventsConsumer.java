@@ -1,0 +1,31 @@
+package dev.umbra.licensing.license;
+
+import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.platform.inbox.EventHandlers;
+import dev.umbra.platform.inbox.Inbox;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+/** Guild lifecycle events (topic umbra.guild) as they concern licenses. */
+@ApplicationScoped
+public class GuildEventsConsumer {
+
+    static final String CONSUMER = "licensing";
+
+    private final Inbox inbox;
+    private final EventHandlers handlers;
+
+    public GuildEventsConsumer(Inbox inbox, LicenseService licenses) {
+        this.inbox = inbox;
+        this.handlers = EventHandlers.builder()
+                .on(BotInstalled.class, (event, envelope) -> licenses.onBotInstalled(event))
+                .build();
+    }
+
+    @Incoming("guild-events")
+    public Uni<Void> consume(Message<byte[]> message) {
+        return inbox.consume(CONSUMER, message, handlers);
+    }
+}

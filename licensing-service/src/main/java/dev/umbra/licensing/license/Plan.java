@@ -1,0 +1,5 @@
+package dev.umbra.licensing.license;
+
+public enum Plan {
+    FREE, PRO, PREMIUM
+}
