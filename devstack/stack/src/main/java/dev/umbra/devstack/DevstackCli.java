@@ -1,29 +1,57 @@
 package dev.umbra.devstack;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
-/** {@code java -jar devstack.jar}: starts the stack, prints where everything is, stops it on Ctrl-C. */
+/**
+ * {@code java -jar devstack.jar [--stack-only] [service…]}: starts devstack and the packaged services,
+ * prints where everything is, and on Ctrl-C stops it all and deletes its data.
+ */
 public final class DevstackCli {
 
     private DevstackCli() {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        List<String> arguments = Arrays.asList(args);
+        boolean stackOnly = arguments.contains("--stack-only");
+        List<String> services = arguments.stream().filter(a -> !a.startsWith("--")).toList();
+        Path repoRoot = Path.of(System.getProperty("umbra.repo.root", ".")).toAbsolutePath().normalize();
+
         Devstack stack = Devstack.start();
+        LocalSystem system;
+        try {
+            system = stackOnly ? null : LocalSystem.start(stack, repoRoot, true, services);
+        } catch (RuntimeException e) {
+            stack.close();
+            throw e;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            System.out.println("stopping devstack…");
+            System.out.println("stopping…");
+            if (system != null) {
+                system.close();
+            }
             stack.close();
             stopped.countDown();
         }));
-        System.out.printf("devstack up in %d ms%n", stack.startTime().toMillis());
-        System.out.printf("  postgres     %s (user %s, password %s)%n", stack.postgres().jdbcUrl("postgres"),
+
+        System.out.printf("devstack up in %d ms (logs in %s)%n", stack.startTime().toMillis(), stack.workDir());
+        System.out.printf("  postgres       %s  user %s  password %s%n", stack.postgres().jdbcUrl("<service>"),
                 stack.postgres().user(), stack.postgres().password());
-        System.out.printf("  kafka        %s%n", stack.kafka().bootstrapServers());
-        System.out.printf("  kafka connect %s%n", stack.connect().url());
-        System.out.printf("  admin token  %s%n", stack.jwt().mint("local-admin", List.of("admin", "bot", "user"), Duration.ofHours(12)));
+        System.out.printf("  kafka          %s%n", stack.kafka().bootstrapServers());
+        System.out.printf("  kafka connect  %s/connectors%n", stack.connect().url());
+        if (system != null) {
+            for (ServiceProcess service : system.services()) {
+                System.out.printf("  %-14s %s  (OpenAPI %s/q/openapi, health %s/q/health)%n", service.name(), service.url(),
+                        service.url(), service.url());
+            }
+        }
+        System.out.printf("  bot token      %s%n", stack.jwt().mint("discord-bot", List.of("bot"), Duration.ofHours(12)));
+        System.out.printf("  admin token    %s%n", stack.jwt().mint("local-admin", List.of("admin"), Duration.ofHours(12)));
         System.out.println("Ctrl-C stops everything and deletes its data.");
         stopped.await();
     }

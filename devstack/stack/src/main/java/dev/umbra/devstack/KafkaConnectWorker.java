@@ -143,6 +143,10 @@ public final class KafkaConnectWorker implements AutoCloseable {
         }
     }
 
+    static boolean hasConnectorFile(String service) {
+        return KafkaConnectWorker.class.getClassLoader().getResource("META-INF/umbra/connectors/" + service + ".json") != null;
+    }
+
     static ObjectNode connectorFile(String service) {
         String resource = "META-INF/umbra/connectors/" + service + ".json";
         try (InputStream in = KafkaConnectWorker.class.getClassLoader().getResourceAsStream(resource)) {
