@@ -24,6 +24,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Utils;
 
 /** Reads a topic from its beginning and produces raw records, against the shared devstack. */
 public final class KafkaProbe implements AutoCloseable {
@@ -88,6 +89,11 @@ public final class KafkaProbe implements AutoCloseable {
         } catch (ExecutionException e) {
             throw new IllegalStateException("cannot produce to " + topic, e.getCause());
         }
+    }
+
+    /** The partition Kafka's default partitioner picks for {@code key}: records of one partition keep their order. */
+    public static int partitionOf(String key, int partitions) {
+        return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 
     private static String bootstrapServers() {

@@ -1,0 +1,41 @@
+package dev.umbra.guild.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class GuildTest {
+
+    private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+    private static final Instant T1 = Instant.parse("2026-11-22T11:00:00Z");
+
+    @Test
+    void aRepeatedInstallChangesNothing() {
+        Guild guild = Guild.installed("123456789012345678", "223456789012345678", T0);
+
+        assertThat(guild.install("323456789012345678", T1)).isFalse();
+        assertThat(guild.installerUserId).isEqualTo("223456789012345678");
+        assertThat(guild.installedAt).isEqualTo(T0);
+    }
+
+    @Test
+    void aKickedGuildCanInstallAgain() {
+        Guild guild = Guild.installed("123456789012345678", "223456789012345678", T0);
+        guild.status = GuildStatus.KICKED;
+
+        assertThat(guild.install("323456789012345678", T1)).isTrue();
+        assertThat(guild.status).isEqualTo(GuildStatus.INSTALLED);
+        assertThat(guild.installerUserId).isEqualTo("323456789012345678");
+        assertThat(guild.installedAt).isEqualTo(T1);
+    }
+
+    @Test
+    void aDeletedGuildStaysDeleted() {
+        Guild guild = Guild.installed("123456789012345678", "223456789012345678", T0);
+        guild.status = GuildStatus.DELETED;
+
+        assertThatThrownBy(() -> guild.install("323456789012345678", T1)).isInstanceOf(IllegalStateException.class);
+    }
+}

@@ -1,0 +1,36 @@
+package dev.umbra.testing;
+
+import dev.umbra.devstack.Devstack;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/** Plain JDBC reads of a service database, for assertions on what was (not) stored. */
+public final class Database {
+
+    private final String name;
+
+    private Database(String name) {
+        this.name = name;
+    }
+
+    public static Database of(String name) {
+        return new Database(name);
+    }
+
+    public long count(String sql, Object... parameters) {
+        try (Connection connection = Devstack.shared().postgres().connect(name);
+             PreparedStatement statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setObject(i + 1, parameters[i]);
+            }
+            try (ResultSet rows = statement.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+}
