@@ -1,0 +1,141 @@
+package dev.umbra.licensing.license;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.EventCodec;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.events.Topics;
+import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.platform.inbox.DeadLetters;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+/** Records are produced the way Debezium's outbox router writes them: key, JSON value, envelope headers. */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
+class GuildEventsConsumerIT {
+
+    private static final String GUILD_TOPIC = Topics.of(Aggregates.GUILD);
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Database DB = Database.of("licensing");
+
+    @Test
+    void botInstalledGrantsAFreeLicense() {
+        String guildId = Snowflakes.random();
+        produceBotInstalled(UUID.randomUUID(), guildId);
+
+        await().atMost(TIMEOUT).untilAsserted(() ->
+                given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/license", guildId)
+                        .then().statusCode(200)
+                        .body("plan", equalTo("FREE"))
+                        .body("status", equalTo("ACTIVE")));
+    }
+
+    @Test
+    void theSameRecordTwiceIsAppliedOnce() {
+        String guildId = Snowflakes.random();
+        UUID eventId = UUID.randomUUID();
+        produceBotInstalled(eventId, guildId);
+        produceBotInstalled(eventId, guildId);
+        UUID marker = UUID.randomUUID();
+        produceBotInstalled(marker, guildId);
+
+        // The marker follows both copies on the guild's partition: once it is applied, so were they.
+        awaitProcessed(marker);
+        assertThat(DB.count("select count(*) from processed_event where event_id = ?", eventId)).isOne();
+        assertThat(DB.count("select count(*) from license where guild_id = ?", guildId)).isOne();
+        assertThat(metric("umbra_inbox_events_total{consumer=\"licensing\",event_type=\"BotInstalled\",outcome=\"duplicate\"}"))
+                .isGreaterThanOrEqualTo(1.0);
+    }
+
+    @Test
+    void anUndecodableRecordGoesToTheDeadLetterTopicAndTheNextOneIsApplied() {
+        String guildId = Snowflakes.random();
+        UUID poisonId = UUID.randomUUID();
+        KafkaProbe.produce(GUILD_TOPIC, guildId, "{not json".getBytes(StandardCharsets.UTF_8), headers(poisonId, "BotInstalled"));
+        UUID missingFieldId = UUID.randomUUID();
+        KafkaProbe.produce(GUILD_TOPIC, guildId, "{\"installer_user_id\":\"1\"}".getBytes(StandardCharsets.UTF_8),
+                headers(missingFieldId, "BotInstalled"));
+        UUID goodId = UUID.randomUUID();
+        produceBotInstalled(goodId, guildId);
+
+        awaitProcessed(goodId);
+        try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(GUILD_TOPIC))) {
+            ConsumerRecord<String, byte[]> poison = deadLetters.awaitRecord(
+                    r -> poisonId.toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), TIMEOUT);
+            assertThat(poison.key()).isEqualTo(guildId);
+            assertThat(KafkaProbe.value(poison)).isEqualTo("{not json");
+            assertThat(KafkaProbe.header(poison, DeadLetters.SOURCE_TOPIC)).isEqualTo(GUILD_TOPIC);
+            assertThat(KafkaProbe.header(poison, DeadLetters.SOURCE_OFFSET)).matches("\\d+");
+            assertThat(KafkaProbe.header(poison, DeadLetters.CONSUMER)).isEqualTo("licensing");
+            assertThat(KafkaProbe.header(poison, DeadLetters.ERROR_CLASS)).endsWith("EventDecodingException");
+            deadLetters.awaitRecord(r -> missingFieldId.toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), TIMEOUT);
+        }
+        assertThat(DB.count("select count(*) from processed_event where event_id in (?, ?)", poisonId, missingFieldId)).isZero();
+        assertThat(DB.count("select count(*) from license where guild_id = ?", guildId)).isOne();
+    }
+
+    @Test
+    void eventsWithoutAHandlerAreSkipped() {
+        String guildId = Snowflakes.random();
+        UUID kickId = UUID.randomUUID();
+        KafkaProbe.produce(GUILD_TOPIC, guildId, ("{\"guild_id\":\"" + guildId + "\",\"old_owner_id\":\"1\",\"new_owner_id\":\"2\"}")
+                .getBytes(StandardCharsets.UTF_8), headers(kickId, "GuildOwnerChanged"));
+        UUID marker = UUID.randomUUID();
+        produceBotInstalled(marker, guildId);
+
+        awaitProcessed(marker);
+        assertThat(DB.count("select count(*) from processed_event where event_id = ?", kickId)).isZero();
+    }
+
+    @Test
+    void anUnknownGuildIsA404ProblemAndABadIdA400() {
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/license", Snowflakes.random())
+                .then().statusCode(404).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/license", "not-a-snowflake")
+                .then().statusCode(400).contentType("application/problem+json");
+        given().when().get("/guilds/{id}/license", Snowflakes.random()).then().statusCode(401);
+    }
+
+    private static void produceBotInstalled(UUID eventId, String guildId) {
+        KafkaProbe.produce(GUILD_TOPIC, guildId, EventCodec.toJson(new BotInstalled(guildId, "223456789012345678"))
+                .getBytes(StandardCharsets.UTF_8), headers(eventId, "BotInstalled"));
+    }
+
+    private static Map<String, String> headers(UUID eventId, String eventType) {
+        return Map.of(
+                EventHeaders.EVENT_ID, eventId.toString(),
+                EventHeaders.EVENT_TYPE, eventType,
+                EventHeaders.AGGREGATE_TYPE, Aggregates.GUILD,
+                EventHeaders.OCCURRED_AT, Instant.now().toString(),
+                EventHeaders.SCHEMA_VERSION, "1");
+    }
+
+    private static void awaitProcessed(UUID eventId) {
+        await().atMost(TIMEOUT).until(() -> DB.count("select count(*) from processed_event where event_id = ?", eventId) == 1);
+    }
+
+    private static double metric(String series) {
+        String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+        return metrics.lines().filter(line -> line.startsWith(series + " ")).findFirst()
+                .map(line -> Double.parseDouble(line.substring(series.length() + 1)))
+                .orElse(0.0);
+    }
+}
