@@ -1,0 +1,76 @@
+package dev.umbra.e2e;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItems;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.LocalSystem;
+import dev.umbra.devstack.ServiceProcess;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.events.Topics;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.restassured.http.ContentType;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The five packaged services as processes against devstack: the real path from an HTTP call to another service's state. */
+class WalkingSkeletonIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static LocalSystem system;
+
+    @BeforeAll
+    static void startSystem() {
+        Path repoRoot = Path.of(System.getProperty("umbra.repo.root", ".."));
+        system = LocalSystem.start(Devstack.shared(), repoRoot, false, List.of());
+    }
+
+    @AfterAll
+    static void stopSystem() {
+        if (system != null) {
+            system.close();
+        }
+    }
+
+    @Test
+    void everyServiceIsReadyAndDescribesItsApi() {
+        for (ServiceProcess service : system.services()) {
+            given().baseUri(service.url()).when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
+            given().baseUri(service.url()).accept("application/json").when().get("/q/openapi").then().statusCode(200)
+                    .body("openapi", org.hamcrest.Matchers.startsWith("3."));
+        }
+        given().baseUri(system.url("billing")).when().get("/plans").then().statusCode(200)
+                .body("code", hasItems("FREE", "PRO", "PREMIUM"));
+    }
+
+    @Test
+    void installingTheBotGivesTheGuildAFreeLicense() {
+        String guildId = Snowflakes.random();
+        given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .body("{\"installerUserId\":\"223456789012345678\"}")
+                .when().post("/guilds/{id}/installation", guildId)
+                .then().statusCode(201);
+
+        await().atMost(TIMEOUT).untilAsserted(() ->
+                given().baseUri(system.url("licensing")).auth().oauth2(Tokens.bot())
+                        .when().get("/guilds/{id}/license", guildId)
+                        .then().statusCode(200).body("plan", equalTo("FREE")).body("status", equalTo("ACTIVE")));
+
+        try (KafkaProbe licenses = KafkaProbe.read(Topics.of(Aggregates.LICENSE))) {
+            ConsumerRecord<String, byte[]> granted = licenses.awaitRecord(
+                    r -> KafkaProbe.value(r).contains("\"guild_id\": \"" + guildId + "\""), TIMEOUT);
+            assertThat(KafkaProbe.header(granted, EventHeaders.EVENT_TYPE)).isEqualTo("LicenseGranted");
+        }
+    }
+}
