@@ -84,6 +84,10 @@ public final class KafkaBroker implements AutoCloseable {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
+    long pid() {
+        return process.pid();
+    }
+
     @Override
     public void close() {
         process.stop(Duration.ofSeconds(20));

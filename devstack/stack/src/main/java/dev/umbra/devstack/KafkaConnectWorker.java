@@ -159,6 +159,10 @@ public final class KafkaConnectWorker implements AutoCloseable {
         }
     }
 
+    long pid() {
+        return process.pid();
+    }
+
     @Override
     public void close() {
         process.stop(Duration.ofSeconds(20));

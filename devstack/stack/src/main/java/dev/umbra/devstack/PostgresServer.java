@@ -156,6 +156,10 @@ public final class PostgresServer implements AutoCloseable {
         process.stop(Duration.ofSeconds(20));
     }
 
+    long pid() {
+        return process.pid();
+    }
+
     Path dataDir() {
         return dataDir;
     }

@@ -49,7 +49,8 @@ class GuildResourceIT {
         String guildId = Snowflakes.random();
         String installer = Snowflakes.random();
 
-        given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+        String traceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).header("traceparent", traceParent)
                 .body("{\"installerUserId\":\"" + installer + "\"}")
                 .when().post("/guilds/{id}/installation", guildId)
                 .then().statusCode(201)
@@ -63,6 +64,7 @@ class GuildResourceIT {
             assertThat(KafkaProbe.header(record, EventHeaders.EVENT_ID)).isNotBlank();
             assertThat(KafkaProbe.header(record, EventHeaders.OCCURRED_AT)).isNotBlank();
             assertThat(KafkaProbe.header(record, EventHeaders.SCHEMA_VERSION)).isEqualTo("1");
+            assertThat(KafkaProbe.header(record, EventHeaders.TRACE_PARENT)).isEqualTo(traceParent);
             assertThat(KafkaProbe.value(record))
                     .isEqualTo("{\"guild_id\": \"" + guildId + "\", \"installer_user_id\": \"" + installer + "\"}");
         }
