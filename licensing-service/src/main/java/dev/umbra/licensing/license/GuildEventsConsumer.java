@@ -1,6 +1,8 @@
 package dev.umbra.licensing.license;
 
 import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.BotKicked;
+import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
@@ -20,7 +22,9 @@ public class GuildEventsConsumer {
     public GuildEventsConsumer(Inbox inbox, LicenseService licenses) {
         this.inbox = inbox;
         this.handlers = EventHandlers.builder()
-                .on(BotInstalled.class, (event, envelope) -> licenses.onBotInstalled(event))
+                .on(BotInstalled.class, licenses::onBotInstalled)
+                .on(BotKicked.class, licenses::onBotKicked)
+                .on(GuildDeleted.class, licenses::onGuildDeleted)
                 .build();
     }
 

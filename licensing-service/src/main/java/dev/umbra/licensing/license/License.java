@@ -12,7 +12,7 @@ import jakarta.persistence.Version;
 import java.time.Instant;
 import java.util.UUID;
 
-/** What a guild may use: one license per guild. */
+/** The stored form of a {@link LicenseState}, plus its derived plan, status and reason for reads. */
 @Entity
 @Table(name = "license")
 public class License extends PanacheEntityBase {
@@ -32,14 +32,45 @@ public class License extends PanacheEntityBase {
     @Column(nullable = false)
     public LicenseStatus status;
 
-    @Column(name = "expires_at")
-    public Instant expiresAt;
-
     @Column(name = "suspension_reason")
     public String suspensionReason;
 
+    @Enumerated(EnumType.STRING)
+    @Column(name = "paid_plan")
+    public Plan paidPlan;
+
     @Column(name = "subscription_id")
     public UUID subscriptionId;
+
+    @Column(name = "expires_at")
+    public Instant expiresAt;
+
+    public boolean expired;
+
+    @Enumerated(EnumType.STRING)
+    @Column(name = "pending_plan")
+    public Plan pendingPlan;
+
+    @Column(name = "pending_plan_at")
+    public Instant pendingPlanAt;
+
+    @Column(name = "bot_kicked_at")
+    public Instant botKickedAt;
+
+    @Column(name = "subscription_suspended_at")
+    public Instant subscriptionSuspendedAt;
+
+    @Column(name = "subscription_suspension_reason")
+    public String subscriptionSuspensionReason;
+
+    @Column(name = "deleted_at")
+    public Instant deletedAt;
+
+    @Column(name = "guild_event_at")
+    public Instant guildEventAt;
+
+    @Column(name = "subscription_event_at")
+    public Instant subscriptionEventAt;
 
     @Column(name = "updated_at", nullable = false)
     public Instant updatedAt;
@@ -47,17 +78,33 @@ public class License extends PanacheEntityBase {
     @Version
     public long version;
 
-    public static License free(String guildId, Instant now) {
-        License license = new License();
-        license.licenseId = UUID.randomUUID();
-        license.guildId = guildId;
-        license.plan = Plan.FREE;
-        license.status = LicenseStatus.ACTIVE;
-        license.updatedAt = now;
-        return license;
-    }
-
     public static Uni<License> findByGuild(String guildId) {
         return find("guildId", guildId).firstResult();
+    }
+
+    LicenseState state() {
+        return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEventAt, subscriptionEventAt);
+    }
+
+    void update(LicenseState state, Instant now) {
+        licenseId = state.licenseId();
+        guildId = state.guildId();
+        plan = state.plan();
+        status = state.status();
+        suspensionReason = state.suspensionReason();
+        paidPlan = state.paidPlan();
+        subscriptionId = state.subscriptionId();
+        expiresAt = state.expiresAt();
+        expired = state.expired();
+        pendingPlan = state.pendingPlan();
+        pendingPlanAt = state.pendingPlanAt();
+        botKickedAt = state.botKickedAt();
+        subscriptionSuspendedAt = state.subscriptionSuspendedAt();
+        subscriptionSuspensionReason = state.subscriptionSuspensionReason();
+        deletedAt = state.deletedAt();
+        guildEventAt = state.guildEventAt();
+        subscriptionEventAt = state.subscriptionEventAt();
+        updatedAt = now;
     }
 }

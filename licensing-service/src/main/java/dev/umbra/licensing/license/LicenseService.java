@@ -1,14 +1,31 @@
 package dev.umbra.licensing.license;
 
+import dev.umbra.events.DomainEvent;
+import dev.umbra.events.EventEnvelope;
+import dev.umbra.events.billing.PaymentFailedFinal;
+import dev.umbra.events.billing.PaymentSucceeded;
+import dev.umbra.events.billing.PlanDowngraded;
+import dev.umbra.events.billing.PlanUpgraded;
+import dev.umbra.events.billing.SubscriptionStarted;
+import dev.umbra.events.billing.SubscriptionSuspended;
 import dev.umbra.events.guild.BotInstalled;
-import dev.umbra.events.licensing.LicenseGranted;
+import dev.umbra.events.guild.BotKicked;
+import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.platform.inbox.RejectedEventException;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.web.ProblemException;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
 
+/**
+ * Applies {@link LicenseRules} to stored licenses. Handlers run inside the inbox transaction: the
+ * license, the read model and the outbox events commit together with the dedupe row.
+ */
 @ApplicationScoped
 public class LicenseService {
 
@@ -20,22 +37,107 @@ public class LicenseService {
         this.clock = clock;
     }
 
-    /** A guild that installs the bot gets a FREE license, unless it has one already. Runs in the inbox transaction. */
-    Uni<Void> onBotInstalled(BotInstalled event) {
-        return License.findByGuild(event.guildId()).chain(existing -> {
-            if (existing != null) {
-                return Uni.createFrom().voidItem();
-            }
-            License license = License.free(event.guildId(), clock.instant());
-            return license.<License>persist()
-                    .chain(() -> outbox.publish(new LicenseGranted(license.licenseId, license.guildId, license.plan.name())))
-                    .replaceWithVoid();
-        });
+    Uni<Void> onBotInstalled(BotInstalled event, EventEnvelope envelope) {
+        return change(event.guildId(), license -> LicenseRules.botInstalled(license, event.guildId(), envelope.occurredAt()));
+    }
+
+    Uni<Void> onBotKicked(BotKicked event, EventEnvelope envelope) {
+        return change(event.guildId(), license -> LicenseRules.botKicked(license, envelope.occurredAt()));
+    }
+
+    Uni<Void> onGuildDeleted(GuildDeleted event, EventEnvelope envelope) {
+        return change(event.guildId(), license -> LicenseRules.guildDeleted(license, envelope.occurredAt()));
+    }
+
+    Uni<Void> onSubscriptionStarted(SubscriptionStarted event, EventEnvelope envelope) {
+        Plan plan = Plan.ofCode(event.planCode());
+        return rememberGuildOf(event)
+                .chain(() -> change(event.guildId(), license -> LicenseRules.subscriptionStarted(license, event.guildId(),
+                        event.subscriptionId(), plan, event.periodEnd(), envelope.occurredAt())));
+    }
+
+    Uni<Void> onPaymentSucceeded(PaymentSucceeded event, EventEnvelope envelope) {
+        return changeForSubscription(event.subscriptionId(), license ->
+                LicenseRules.paymentSucceeded(license, event.subscriptionId(), event.newPeriodEnd(), envelope.occurredAt()));
+    }
+
+    Uni<Void> onPaymentFailedFinal(PaymentFailedFinal event, EventEnvelope envelope) {
+        return changeForSubscription(event.subscriptionId(), license ->
+                LicenseRules.paymentFailedFinal(license, event.subscriptionId(), envelope.occurredAt()));
+    }
+
+    Uni<Void> onSubscriptionSuspended(SubscriptionSuspended event, EventEnvelope envelope) {
+        return changeForSubscription(event.subscriptionId(), license ->
+                LicenseRules.subscriptionSuspended(license, event.subscriptionId(), event.reason(), envelope.occurredAt()));
+    }
+
+    Uni<Void> onPlanUpgraded(PlanUpgraded event, EventEnvelope envelope) {
+        Plan plan = Plan.ofCode(event.newPlan());
+        return changeForSubscription(event.subscriptionId(), license ->
+                LicenseRules.planUpgraded(license, event.subscriptionId(), plan, envelope.occurredAt()));
+    }
+
+    Uni<Void> onPlanDowngraded(PlanDowngraded event, EventEnvelope envelope) {
+        Plan plan = Plan.ofCode(event.newPlan());
+        return changeForSubscription(event.subscriptionId(), license -> LicenseRules.planDowngraded(license,
+                event.subscriptionId(), plan, event.effectiveAt(), envelope.occurredAt(), clock.instant()));
     }
 
     @WithSession
     public Uni<License> ofGuild(String guildId) {
         return License.findByGuild(guildId)
                 .onItem().ifNull().failWith(() -> ProblemException.notFound("no license for guild " + guildId));
+    }
+
+    /** Applies {@code rule} to a loaded license (the sweeper's path). */
+    Uni<Void> change(License license, UnaryOperator<LicenseState> rule) {
+        return store(license, license.guildId, rule);
+    }
+
+    private Uni<Void> change(String guildId, UnaryOperator<LicenseState> rule) {
+        return License.findByGuild(guildId).chain(license -> store(license, guildId, rule));
+    }
+
+    private Uni<Void> changeForSubscription(UUID subscriptionId, UnaryOperator<LicenseState> rule) {
+        return SubscriptionGuild.<SubscriptionGuild>findById(subscriptionId).chain(link -> {
+            if (link == null) {
+                return Uni.createFrom().failure(new RejectedEventException(
+                        "subscription " + subscriptionId + " is unknown: its SubscriptionStarted was never applied"));
+            }
+            return change(link.guildId, rule);
+        });
+    }
+
+    private Uni<Void> store(License license, String guildId, UnaryOperator<LicenseState> rule) {
+        LicenseState before = license == null ? null : license.state();
+        LicenseState after = rule.apply(before);
+        if (after == null || after.equals(before)) {
+            return Uni.createFrom().voidItem();
+        }
+        License target = license != null ? license : new License();
+        target.update(after, clock.instant());
+        Uni<Void> saved = license != null ? Uni.createFrom().voidItem() : target.persist().replaceWithVoid();
+        return saved.chain(() -> publish(LicenseChanges.between(before, after)));
+    }
+
+    private Uni<Void> rememberGuildOf(SubscriptionStarted event) {
+        return SubscriptionGuild.<SubscriptionGuild>findById(event.subscriptionId()).chain(existing -> {
+            if (existing != null) {
+                return Uni.createFrom().voidItem();
+            }
+            SubscriptionGuild link = new SubscriptionGuild();
+            link.subscriptionId = event.subscriptionId();
+            link.guildId = event.guildId();
+            link.startedAt = clock.instant();
+            return link.persist().replaceWithVoid();
+        });
+    }
+
+    private Uni<Void> publish(List<DomainEvent> events) {
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (DomainEvent event : events) {
+            chain = chain.chain(() -> outbox.publish(event)).replaceWithVoid();
+        }
+        return chain;
     }
 }

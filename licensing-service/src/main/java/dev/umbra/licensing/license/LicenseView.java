@@ -3,9 +3,12 @@ package dev.umbra.licensing.license;
 import java.time.Instant;
 import java.util.UUID;
 
-public record LicenseView(UUID licenseId, String guildId, Plan plan, LicenseStatus status, Instant expiresAt) {
+public record LicenseView(UUID licenseId, String guildId, Plan plan, LicenseStatus status, String suspensionReason,
+        Instant expiresAt, UUID subscriptionId, Plan pendingPlan, Instant pendingPlanAt) {
 
     static LicenseView of(License license) {
-        return new LicenseView(license.licenseId, license.guildId, license.plan, license.status, license.expiresAt);
+        LicenseState state = license.state();
+        return new LicenseView(license.licenseId, license.guildId, license.plan, license.status, license.suspensionReason,
+                state.effectiveExpiresAt(), license.subscriptionId, license.pendingPlan, license.pendingPlanAt);
     }
 }

@@ -1,0 +1,141 @@
+package dev.umbra.licensing.license;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * How each event changes a license. Plain functions of (state, event, time): {@code null} stands for
+ * "no license yet". Applying an event twice gives the same state as applying it once.
+ */
+public final class LicenseRules {
+
+    private LicenseRules() {
+    }
+
+    // --- guild stream -------------------------------------------------------------------------
+
+    /** A first install grants FREE; a reinstall after a kick lifts the kick. */
+    public static LicenseState botInstalled(LicenseState license, String guildId, Instant at) {
+        if (license == null) {
+            return new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null,
+                    null, null, null, null, at, null);
+        }
+        if (staleForGuild(license, at)) {
+            return license;
+        }
+        return license.withGuildStream(null, license.deletedAt(), at);
+    }
+
+    public static LicenseState botKicked(LicenseState license, Instant at) {
+        if (license == null || staleForGuild(license, at)) {
+            return license;
+        }
+        Instant kickedAt = license.botKickedAt() != null ? license.botKickedAt() : at;
+        return license.withGuildStream(kickedAt, license.deletedAt(), at);
+    }
+
+    public static LicenseState guildDeleted(LicenseState license, Instant at) {
+        if (license == null || license.deletedAt() != null) {
+            return license;
+        }
+        return license.withGuildStream(license.botKickedAt(), at, at);
+    }
+
+    // --- subscription stream ------------------------------------------------------------------
+
+    /** A subscription's first payment: its plan until {@code periodEnd}. Creates the license if the guild's install is still on its way. */
+    public static LicenseState subscriptionStarted(LicenseState license, String guildId, UUID subscriptionId, Plan plan,
+            Instant periodEnd, Instant at) {
+        LicenseState base = license != null ? license
+                : new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null, null, null, null, null, null, null);
+        if (license != null && staleForSubscription(license, at)) {
+            return license;
+        }
+        return base.withPaid(plan, subscriptionId, periodEnd, false, null, null)
+                .withSubscriptionSuspension(null, null)
+                .withSubscriptionEventAt(at);
+    }
+
+    /** The paid period moves to the later of the old and the new end; never backwards. */
+    public static LicenseState paymentSucceeded(LicenseState license, UUID subscriptionId, Instant newPeriodEnd, Instant at) {
+        if (!follows(license, subscriptionId, at)) {
+            return license;
+        }
+        boolean extended = license.expiresAt() == null || newPeriodEnd.isAfter(license.expiresAt());
+        if (!extended) {
+            return license.withSubscriptionEventAt(at);
+        }
+        return license.withPaid(license.paidPlan(), subscriptionId, newPeriodEnd, false, license.pendingPlan(), license.pendingPlanAt())
+                .withSubscriptionEventAt(at);
+    }
+
+    /** Dunning gave up: back to FREE. */
+    public static LicenseState paymentFailedFinal(LicenseState license, UUID subscriptionId, Instant at) {
+        if (!follows(license, subscriptionId, at)) {
+            return license;
+        }
+        return license.withPaid(null, subscriptionId, null, false, null, null).withSubscriptionEventAt(at);
+    }
+
+    /** Billing suspended the subscription (the bot was kicked, the billing key deleted…); a second suspension changes nothing. */
+    public static LicenseState subscriptionSuspended(LicenseState license, UUID subscriptionId, String reason, Instant at) {
+        if (!follows(license, subscriptionId, at)) {
+            return license;
+        }
+        if (license.subscriptionSuspendedAt() != null) {
+            return license.withSubscriptionEventAt(at);
+        }
+        return license.withSubscriptionSuspension(at, reason).withSubscriptionEventAt(at);
+    }
+
+    public static LicenseState planUpgraded(LicenseState license, UUID subscriptionId, Plan newPlan, Instant at) {
+        if (!follows(license, subscriptionId, at)) {
+            return license;
+        }
+        return license.withPaid(newPlan, subscriptionId, license.expiresAt(), license.expired(), null, null)
+                .withSubscriptionEventAt(at);
+    }
+
+    /** A downgrade takes effect at {@code effectiveAt}: now if that has passed, else the sweeper applies it then. */
+    public static LicenseState planDowngraded(LicenseState license, UUID subscriptionId, Plan newPlan, Instant effectiveAt,
+            Instant at, Instant now) {
+        if (!follows(license, subscriptionId, at)) {
+            return license;
+        }
+        LicenseState downgraded = effectiveAt.isAfter(now)
+                ? license.withPaid(license.paidPlan(), subscriptionId, license.expiresAt(), license.expired(), newPlan, effectiveAt)
+                : license.withPaid(newPlan, subscriptionId, license.expiresAt(), license.expired(), null, null);
+        return downgraded.withSubscriptionEventAt(at);
+    }
+
+    // --- time ---------------------------------------------------------------------------------
+
+    /** Applies a downgrade that has come due, and ends a paid period that ran out more than {@code grace} ago. */
+    public static LicenseState sweep(LicenseState license, Instant now, Duration grace) {
+        LicenseState swept = license;
+        if (swept.pendingPlanAt() != null && !swept.pendingPlanAt().isAfter(now)) {
+            swept = swept.withPaid(swept.pendingPlan(), swept.subscriptionId(), swept.expiresAt(), swept.expired(), null, null);
+        }
+        if (swept.paidPlan() != null && !swept.expired() && swept.expiresAt() != null && swept.expiresAt().plus(grace).isBefore(now)) {
+            swept = swept.withPaid(swept.paidPlan(), swept.subscriptionId(), swept.expiresAt(), true, swept.pendingPlan(), swept.pendingPlanAt());
+        }
+        return swept;
+    }
+
+    public static boolean needsSweep(LicenseState license, Instant now, Duration grace) {
+        return !sweep(license, now, grace).equals(license);
+    }
+
+    private static boolean follows(LicenseState license, UUID subscriptionId, Instant at) {
+        return license != null && subscriptionId.equals(license.subscriptionId()) && !staleForSubscription(license, at);
+    }
+
+    private static boolean staleForGuild(LicenseState license, Instant at) {
+        return license.guildEventAt() != null && at.isBefore(license.guildEventAt());
+    }
+
+    private static boolean staleForSubscription(LicenseState license, Instant at) {
+        return license.subscriptionEventAt() != null && at.isBefore(license.subscriptionEventAt());
+    }
+}

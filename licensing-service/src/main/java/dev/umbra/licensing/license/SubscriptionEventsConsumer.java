@@ -1,0 +1,39 @@
+package dev.umbra.licensing.license;
+
+import dev.umbra.events.billing.PaymentFailedFinal;
+import dev.umbra.events.billing.PaymentSucceeded;
+import dev.umbra.events.billing.PlanDowngraded;
+import dev.umbra.events.billing.PlanUpgraded;
+import dev.umbra.events.billing.SubscriptionStarted;
+import dev.umbra.events.billing.SubscriptionSuspended;
+import dev.umbra.platform.inbox.EventHandlers;
+import dev.umbra.platform.inbox.Inbox;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+/** Billing's subscription events (topic umbra.subscription) as they concern licenses. */
+@ApplicationScoped
+public class SubscriptionEventsConsumer {
+
+    private final Inbox inbox;
+    private final EventHandlers handlers;
+
+    public SubscriptionEventsConsumer(Inbox inbox, LicenseService licenses) {
+        this.inbox = inbox;
+        this.handlers = EventHandlers.builder()
+                .on(SubscriptionStarted.class, licenses::onSubscriptionStarted)
+                .on(PaymentSucceeded.class, licenses::onPaymentSucceeded)
+                .on(PaymentFailedFinal.class, licenses::onPaymentFailedFinal)
+                .on(SubscriptionSuspended.class, licenses::onSubscriptionSuspended)
+                .on(PlanUpgraded.class, licenses::onPlanUpgraded)
+                .on(PlanDowngraded.class, licenses::onPlanDowngraded)
+                .build();
+    }
+
+    @Incoming("subscription-events")
+    public Uni<Void> consume(Message<byte[]> message) {
+        return inbox.consume(GuildEventsConsumer.CONSUMER, message, handlers);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.umbra.licensing.license;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Property: for the event sets of the design's three flows, EVERY interleaving of the guild topic
+ * and the subscription topic (each keeping its own order) leaves the same license.
+ */
+class LicenseConvergenceTest {
+
+    static final String GUILD = "123456789012345678";
+    static final UUID SUBSCRIPTION = UUID.fromString("00000000-0000-0000-0000-0000000000bb");
+    static final Instant T = Instant.parse("2026-11-01T00:00:00Z");
+    static final Instant PERIOD_END = Instant.parse("2026-12-01T00:00:00Z");
+    static final Instant RENEWED_END = Instant.parse("2027-01-01T00:00:00Z");
+
+    /** One event of a flow, as licensing applies it. */
+    record Step(String name, UnaryOperator<LicenseState> rule) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    record Flow(String name, List<Step> guildTopic, List<Step> subscriptionTopic) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Step at(String name, UnaryOperator<LicenseState> rule) {
+        return new Step(name, rule);
+    }
+
+    static List<Flow> flows() {
+        Step installed = at("BotInstalled", l -> LicenseRules.botInstalled(l, GUILD, T));
+        Step started = at("SubscriptionStarted", l -> LicenseRules.subscriptionStarted(l, GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, T.plusSeconds(60)));
+        Step renewed = at("PaymentSucceeded", l -> LicenseRules.paymentSucceeded(l, SUBSCRIPTION, RENEWED_END, T.plus(Duration.ofDays(30))));
+        Step finalFailure = at("PaymentFailedFinal", l -> LicenseRules.paymentFailedFinal(l, SUBSCRIPTION, T.plus(Duration.ofDays(64))));
+        Step kicked = at("BotKicked", l -> LicenseRules.botKicked(l, T.plus(Duration.ofDays(2))));
+        Step suspended = at("SubscriptionSuspended", l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BOT_KICKED", T.plus(Duration.ofDays(2)).plusSeconds(1)));
+        return List.of(
+                new Flow("1 first subscription", List.of(installed), List.of(started, renewed)),
+                new Flow("2 dunning", List.of(installed), List.of(started, renewed, finalFailure)),
+                new Flow("3 bot kicked", List.of(installed, kicked), List.of(started, renewed, suspended)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("flows")
+    void everyInterleavingEndsInTheSameLicense(Flow flow) {
+        List<List<Step>> orders = interleavings(flow.guildTopic(), flow.subscriptionTopic());
+        Set<Object> outcomes = new HashSet<>();
+        for (List<Step> order : orders) {
+            LicenseState license = null;
+            for (Step step : order) {
+                license = step.rule().apply(license);
+            }
+            outcomes.add(observable(license));
+        }
+        assertThat(orders).hasSizeGreaterThan(2);
+        assertThat(outcomes).as("outcomes of %d orders of flow %s", orders.size(), flow).hasSize(1);
+    }
+
+    @ParameterizedTest
+    @MethodSource("flows")
+    void everyInterleavingWithEveryEventDeliveredTwiceEndsInTheSameLicense(Flow flow) {
+        Set<Object> outcomes = new HashSet<>();
+        for (List<Step> order : interleavings(doubled(flow.guildTopic()), doubled(flow.subscriptionTopic()))) {
+            LicenseState license = null;
+            for (Step step : order) {
+                license = step.rule().apply(license);
+            }
+            outcomes.add(observable(license));
+        }
+        assertThat(outcomes).hasSize(1);
+    }
+
+    /** What anyone can see of a license; its id is random and so not part of it. */
+    static Object observable(LicenseState license) {
+        return List.of(String.valueOf(license.plan()), String.valueOf(license.status()), String.valueOf(license.suspensionReason()),
+                String.valueOf(license.effectiveExpiresAt()), String.valueOf(license.subscriptionId()));
+    }
+
+    static List<Step> doubled(List<Step> steps) {
+        List<Step> doubled = new ArrayList<>();
+        steps.forEach(step -> {
+            doubled.add(step);
+            doubled.add(step);
+        });
+        return doubled;
+    }
+
+    /** All merges of two sequences that keep the order within each. */
+    static List<List<Step>> interleavings(List<Step> a, List<Step> b) {
+        if (a.isEmpty() || b.isEmpty()) {
+            List<Step> rest = new ArrayList<>(a);
+            rest.addAll(b);
+            return List.of(rest);
+        }
+        List<List<Step>> result = new ArrayList<>();
+        for (List<Step> tail : interleavings(a.subList(1, a.size()), b)) {
+            List<Step> order = new ArrayList<>(List.of(a.get(0)));
+            order.addAll(tail);
+            result.add(order);
+        }
+        for (List<Step> tail : interleavings(a, b.subList(1, b.size()))) {
+            List<Step> order = new ArrayList<>(List.of(b.get(0)));
+            order.addAll(tail);
+            result.add(order);
+        }
+        return result;
+    }
+}

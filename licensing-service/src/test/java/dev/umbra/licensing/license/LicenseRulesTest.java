@@ -1,0 +1,182 @@
+package dev.umbra.licensing.license;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.umbra.events.DomainEvent;
+import dev.umbra.events.licensing.LicenseCanceled;
+import dev.umbra.events.licensing.LicenseDowngraded;
+import dev.umbra.events.licensing.LicenseExtended;
+import dev.umbra.events.licensing.LicenseGranted;
+import dev.umbra.events.licensing.LicenseSuspended;
+import dev.umbra.platform.inbox.RejectedEventException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+
+class LicenseRulesTest {
+
+    static final String GUILD = "123456789012345678";
+    static final UUID SUBSCRIPTION = UUID.fromString("00000000-0000-0000-0000-0000000000aa");
+    static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
+    static final Instant PERIOD_END = Instant.parse("2026-12-01T00:00:00Z");
+    static final Duration GRACE = Duration.ofDays(3);
+
+    static LicenseState free() {
+        return LicenseRules.botInstalled(null, GUILD, T0);
+    }
+
+    static LicenseState pro() {
+        return LicenseRules.subscriptionStarted(free(), GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, T0.plusSeconds(10));
+    }
+
+    /** Applies a rule twice: the first time it changes the license and says so once, the second time nothing at all. */
+    static List<DomainEvent> appliedTwice(LicenseState start, UnaryOperator<LicenseState> rule) {
+        LicenseState once = rule.apply(start);
+        LicenseState twice = rule.apply(once);
+        assertThat(twice).isEqualTo(once);
+        assertThat(LicenseChanges.between(once, twice)).isEmpty();
+        return LicenseChanges.between(start, once);
+    }
+
+    @Test
+    void botInstalledGrantsFreeOnce() {
+        List<DomainEvent> events = appliedTwice(null, l -> LicenseRules.botInstalled(l, GUILD, T0));
+        assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class,
+                e -> assertThat(e.planCode()).isEqualTo("FREE"));
+    }
+
+    @Test
+    void botKickedSuspendsOnce() {
+        List<DomainEvent> events = appliedTwice(free(), l -> LicenseRules.botKicked(l, T0.plusSeconds(60)));
+        assertThat(events).singleElement().isInstanceOfSatisfying(LicenseSuspended.class,
+                e -> assertThat(e.reason()).isEqualTo(LicenseState.BOT_KICKED));
+    }
+
+    @Test
+    void aReinstallAfterAKickReactivates() {
+        LicenseState kicked = LicenseRules.botKicked(pro(), T0.plusSeconds(60));
+        List<DomainEvent> events = appliedTwice(kicked, l -> LicenseRules.botInstalled(l, GUILD, T0.plusSeconds(120)));
+        assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class,
+                e -> assertThat(e.planCode()).isEqualTo("PRO"));
+    }
+
+    @Test
+    void aStaleInstallDoesNotLiftALaterKick() {
+        LicenseState kicked = LicenseRules.botKicked(free(), T0.plusSeconds(60));
+        assertThat(LicenseRules.botInstalled(kicked, GUILD, T0.plusSeconds(30))).isEqualTo(kicked);
+    }
+
+    @Test
+    void guildDeletedCancelsOnceAndForGood() {
+        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.guildDeleted(l, T0.plusSeconds(60)));
+        assertThat(events).singleElement().isInstanceOf(LicenseCanceled.class);
+        LicenseState canceled = LicenseRules.guildDeleted(pro(), T0.plusSeconds(60));
+        assertThat(LicenseRules.botInstalled(canceled, GUILD, T0.plusSeconds(90)).status()).isEqualTo(LicenseStatus.CANCELED);
+    }
+
+    @Test
+    void subscriptionStartedGrantsThePaidPlanOnce() {
+        List<DomainEvent> events = appliedTwice(free(),
+                l -> LicenseRules.subscriptionStarted(l, GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, T0.plusSeconds(10)));
+        assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class,
+                e -> assertThat(e.planCode()).isEqualTo("PRO"));
+        assertThat(pro().effectiveExpiresAt()).isEqualTo(PERIOD_END);
+    }
+
+    @Test
+    void subscriptionStartedBeforeTheInstallCreatesThePaidLicense() {
+        LicenseState license = LicenseRules.subscriptionStarted(null, GUILD, SUBSCRIPTION, Plan.PREMIUM, PERIOD_END, T0);
+        assertThat(license.plan()).isEqualTo(Plan.PREMIUM);
+        assertThat(LicenseRules.botInstalled(license, GUILD, T0.minusSeconds(5)).plan()).isEqualTo(Plan.PREMIUM);
+    }
+
+    @Test
+    void paymentSucceededExtendsOnceAndNeverBackwards() {
+        Instant next = PERIOD_END.plus(Duration.ofDays(30));
+        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.paymentSucceeded(l, SUBSCRIPTION, next, T0.plusSeconds(20)));
+        assertThat(events).singleElement().isInstanceOfSatisfying(LicenseExtended.class,
+                e -> assertThat(e.newExpiresAt()).isEqualTo(next));
+        LicenseState extended = LicenseRules.paymentSucceeded(pro(), SUBSCRIPTION, next, T0.plusSeconds(20));
+        assertThat(LicenseRules.paymentSucceeded(extended, SUBSCRIPTION, PERIOD_END, T0.plusSeconds(30)).expiresAt()).isEqualTo(next);
+    }
+
+    @Test
+    void paymentFailedFinalDowngradesToFreeOnce() {
+        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.paymentFailedFinal(l, SUBSCRIPTION, T0.plusSeconds(20)));
+        assertThat(events).singleElement().isInstanceOfSatisfying(LicenseDowngraded.class, e -> {
+            assertThat(e.oldPlan()).isEqualTo("PRO");
+            assertThat(e.newPlan()).isEqualTo("FREE");
+        });
+    }
+
+    @Test
+    void eventsOfAnotherSubscriptionChangeNothing() {
+        LicenseState pro = pro();
+        assertThat(LicenseRules.paymentFailedFinal(pro, UUID.randomUUID(), T0.plusSeconds(20))).isEqualTo(pro);
+    }
+
+    @Test
+    void subscriptionSuspendedSuspendsOnceAndIsANoOpWhenAlreadySuspended() {
+        List<DomainEvent> events = appliedTwice(pro(),
+                l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BILLING_KEY_DELETED", T0.plusSeconds(20)));
+        assertThat(events).singleElement().isInstanceOfSatisfying(LicenseSuspended.class,
+                e -> assertThat(e.reason()).isEqualTo("BILLING_KEY_DELETED"));
+
+        LicenseState kicked = LicenseRules.botKicked(pro(), T0.plusSeconds(20));
+        LicenseState echoed = LicenseRules.subscriptionSuspended(kicked, SUBSCRIPTION, "BOT_KICKED", T0.plusSeconds(21));
+        assertThat(LicenseChanges.between(kicked, echoed)).isEmpty();
+    }
+
+    @Test
+    void planUpgradedAppliesAtOnce() {
+        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.planUpgraded(l, SUBSCRIPTION, Plan.PREMIUM, T0.plusSeconds(20)));
+        assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class,
+                e -> assertThat(e.planCode()).isEqualTo("PREMIUM"));
+    }
+
+    @Test
+    void planDowngradedWaitsForItsEffectiveTimeThenTheSweeperAppliesIt() {
+        Instant now = T0.plusSeconds(30);
+        Instant effective = PERIOD_END;
+        List<DomainEvent> events = appliedTwice(pro(),
+                l -> LicenseRules.planDowngraded(l, SUBSCRIPTION, Plan.FREE, effective, T0.plusSeconds(20), now));
+        assertThat(events).isEmpty();
+        LicenseState pending = LicenseRules.planDowngraded(pro(), SUBSCRIPTION, Plan.FREE, effective, T0.plusSeconds(20), now);
+        assertThat(pending.plan()).isEqualTo(Plan.PRO);
+        assertThat(LicenseRules.needsSweep(pending, effective.minusSeconds(1), GRACE)).isFalse();
+
+        LicenseState swept = LicenseRules.sweep(pending, effective, GRACE);
+        assertThat(swept.plan()).isEqualTo(Plan.FREE);
+        assertThat(LicenseChanges.between(pending, swept)).singleElement().isInstanceOf(LicenseDowngraded.class);
+        assertThat(LicenseRules.sweep(swept, effective, GRACE)).isEqualTo(swept);
+    }
+
+    @Test
+    void aDowngradeWhoseTimeHasPassedAppliesAtOnce() {
+        LicenseState premium = LicenseRules.planUpgraded(pro(), SUBSCRIPTION, Plan.PREMIUM, T0.plusSeconds(15));
+        LicenseState downgraded = LicenseRules.planDowngraded(premium, SUBSCRIPTION, Plan.PRO, T0, T0.plusSeconds(20), T0.plusSeconds(30));
+        assertThat(downgraded.plan()).isEqualTo(Plan.PRO);
+    }
+
+    @Test
+    void theSweeperEndsAPaidPeriodOnlyAfterTheGrace() {
+        assertThat(LicenseRules.needsSweep(pro(), PERIOD_END.plus(GRACE), GRACE)).isFalse();
+        LicenseState swept = LicenseRules.sweep(pro(), PERIOD_END.plus(GRACE).plusSeconds(1), GRACE);
+        assertThat(swept.plan()).isEqualTo(Plan.FREE);
+        assertThat(swept.effectiveExpiresAt()).isNull();
+        assertThat(LicenseChanges.between(pro(), swept)).singleElement().isInstanceOf(LicenseDowngraded.class);
+
+        LicenseState paidAgain = LicenseRules.paymentSucceeded(swept, SUBSCRIPTION, PERIOD_END.plus(Duration.ofDays(30)), T0.plusSeconds(40));
+        assertThat(paidAgain.plan()).isEqualTo(Plan.PRO);
+        assertThat(LicenseChanges.between(swept, paidAgain)).singleElement().isInstanceOf(LicenseGranted.class);
+    }
+
+    @Test
+    void anUnknownPlanCodeIsRejected() {
+        assertThatThrownBy(() -> Plan.ofCode("ULTRA")).isInstanceOf(RejectedEventException.class);
+    }
+}
