@@ -6,14 +6,15 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
 import dev.umbra.events.Aggregates;
-import dev.umbra.events.EventCodec;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.GuildOwnerChanged;
 import dev.umbra.platform.inbox.DeadLetters;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
@@ -95,14 +96,12 @@ class GuildEventsConsumerIT {
     @Test
     void eventsWithoutAHandlerAreSkipped() {
         String guildId = Snowflakes.random();
-        UUID kickId = UUID.randomUUID();
-        KafkaProbe.produce(GUILD_TOPIC, guildId, ("{\"guild_id\":\"" + guildId + "\",\"old_owner_id\":\"1\",\"new_owner_id\":\"2\"}")
-                .getBytes(StandardCharsets.UTF_8), headers(kickId, "GuildOwnerChanged"));
+        UUID ownerChangeId = OutboxRecords.publish(new GuildOwnerChanged(guildId, "1", "2"), Instant.now());
         UUID marker = UUID.randomUUID();
         produceBotInstalled(marker, guildId);
 
         awaitProcessed(marker);
-        assertThat(DB.count("select count(*) from processed_event where event_id = ?", kickId)).isZero();
+        assertThat(DB.count("select count(*) from processed_event where event_id = ?", ownerChangeId)).isZero();
     }
 
     @Test
@@ -115,17 +114,11 @@ class GuildEventsConsumerIT {
     }
 
     private static void produceBotInstalled(UUID eventId, String guildId) {
-        KafkaProbe.produce(GUILD_TOPIC, guildId, EventCodec.toJson(new BotInstalled(guildId, "223456789012345678"))
-                .getBytes(StandardCharsets.UTF_8), headers(eventId, "BotInstalled"));
+        OutboxRecords.publish(new BotInstalled(guildId, "223456789012345678"), eventId, Instant.now());
     }
 
     private static Map<String, String> headers(UUID eventId, String eventType) {
-        return Map.of(
-                EventHeaders.EVENT_ID, eventId.toString(),
-                EventHeaders.EVENT_TYPE, eventType,
-                EventHeaders.AGGREGATE_TYPE, Aggregates.GUILD,
-                EventHeaders.OCCURRED_AT, Instant.now().toString(),
-                EventHeaders.SCHEMA_VERSION, "1");
+        return OutboxRecords.headers(eventType, Aggregates.GUILD, eventId, Instant.now());
     }
 
     private static void awaitProcessed(UUID eventId) {

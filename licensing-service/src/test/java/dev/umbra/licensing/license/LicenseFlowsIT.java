@@ -1,0 +1,183 @@
+package dev.umbra.licensing.license;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.DomainEvent;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.events.Topics;
+import dev.umbra.events.billing.PaymentFailedFinal;
+import dev.umbra.events.billing.PaymentSucceeded;
+import dev.umbra.events.billing.SubscriptionStarted;
+import dev.umbra.events.billing.SubscriptionSuspended;
+import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.BotKicked;
+import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.platform.inbox.DeadLetters;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.OutboxRecords;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The design's flows through the real consumers: records on Kafka, the inbox, the database, the outbox back to Kafka. */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
+class LicenseFlowsIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Database DB = Database.of("licensing");
+    private static final Instant T = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    private static final Instant PERIOD_END = T.plus(Duration.ofDays(30));
+    private static final Instant RENEWED_END = T.plus(Duration.ofDays(60));
+
+    record Timed(DomainEvent event, Instant occurredAt) {
+    }
+
+    @BeforeEach
+    void streamOutbox() {
+        Devstack.shared().streamOutbox("licensing", "licensing");
+    }
+
+    @Test
+    void botKickedConvergesWhicheverTopicIsReadFirst() {
+        String guildFirst = Snowflakes.random();
+        String subscriptionsFirst = Snowflakes.random();
+
+        apply(flow3GuildEvents(guildFirst), flow3SubscriptionEvents(guildFirst));
+        apply(flow3SubscriptionEvents(subscriptionsFirst), flow3GuildEvents(subscriptionsFirst));
+
+        JsonPath one = license(guildFirst);
+        JsonPath other = license(subscriptionsFirst);
+        for (JsonPath license : List.of(one, other)) {
+            assertThat(license.getString("plan")).isEqualTo("PRO");
+            assertThat(license.getString("status")).isEqualTo("SUSPENDED");
+            assertThat(license.getString("suspensionReason")).isEqualTo("BOT_KICKED");
+            assertThat(Instant.parse(license.getString("expiresAt"))).isEqualTo(RENEWED_END);
+        }
+    }
+
+    @Test
+    void dunningEndsOnTheFreePlanWhenTheSubscriptionEventsComeFirst() {
+        String guildId = Snowflakes.random();
+        UUID subscription = UUID.randomUUID();
+        apply(List.of(
+                new Timed(new SubscriptionStarted(subscription, guildId, "PRO", PERIOD_END), T.plusSeconds(60)),
+                new Timed(new PaymentSucceeded(subscription, UUID.randomUUID(), RENEWED_END), T.plus(Duration.ofDays(30))),
+                new Timed(new PaymentFailedFinal(subscription), T.plus(Duration.ofDays(64)))),
+                List.of(new Timed(new BotInstalled(guildId, "223456789012345678"), T)));
+
+        JsonPath license = license(guildId);
+        assertThat(license.getString("plan")).isEqualTo("FREE");
+        assertThat(license.getString("status")).isEqualTo("ACTIVE");
+        assertThat(license.getString("expiresAt")).isNull();
+    }
+
+    @Test
+    void aHandlerAppliedTwiceInARowHasOneEffectAndOneEvent() {
+        String guildId = Snowflakes.random();
+        apply(List.of(new Timed(new BotInstalled(guildId, "223456789012345678"), T)), List.of());
+        String licenseId = license(guildId).getString("licenseId");
+        // The same kick twice, as two events (a replay under a new id): the dedupe cannot help, the rules must.
+        apply(List.of(new Timed(new BotKicked(guildId), T.plusSeconds(10)), new Timed(new BotKicked(guildId), T.plusSeconds(10))), List.of());
+        apply(List.of(new Timed(new GuildDeleted(guildId), T.plusSeconds(20))), List.of());
+
+        try (KafkaProbe licenses = KafkaProbe.read(Topics.of(Aggregates.LICENSE))) {
+            licenses.awaitRecord(r -> licenseId.equals(r.key()) && "LicenseCanceled".equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)), TIMEOUT);
+            assertThat(licenses.seen()).filteredOn(r -> licenseId.equals(r.key()))
+                    .extracting(r -> KafkaProbe.header(r, EventHeaders.EVENT_TYPE))
+                    .containsExactly("LicenseGranted", "LicenseSuspended", "LicenseCanceled");
+        }
+    }
+
+    @Test
+    void anEventWithAnUnknownPlanCodeGoesToTheDeadLetterTopicAndTheNextIsApplied() {
+        String guildId = Snowflakes.random();
+        UUID subscription = UUID.randomUUID();
+        UUID unknownPlan = OutboxRecords.publish(new SubscriptionStarted(subscription, guildId, "ULTRA", PERIOD_END), T);
+        UUID next = OutboxRecords.publish(new SubscriptionStarted(subscription, guildId, "PREMIUM", PERIOD_END), T.plusSeconds(1));
+
+        awaitProcessed(List.of(next));
+        try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(Topics.of(Aggregates.SUBSCRIPTION)))) {
+            var record = deadLetters.awaitRecord(r -> unknownPlan.toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), TIMEOUT);
+            assertThat(KafkaProbe.header(record, DeadLetters.ERROR_MESSAGE)).contains("ULTRA");
+        }
+        assertThat(license(guildId).getString("plan")).isEqualTo("PREMIUM");
+    }
+
+    @Test
+    void entitlementsFollowThePlanWhileTheLicenseIsActive() {
+        String guildId = Snowflakes.random();
+        UUID subscription = UUID.randomUUID();
+        apply(List.of(new Timed(new BotInstalled(guildId, "223456789012345678"), T)),
+                List.of(new Timed(new SubscriptionStarted(subscription, guildId, "PRO", PERIOD_END), T.plusSeconds(5))));
+
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/entitlements", guildId)
+                .then().statusCode(200)
+                .body("plan", equalTo("PRO")).body("entitledPlan", equalTo("PRO"))
+                .body("entitlements.snapshotRetention", equalTo(7))
+                .body("entitlements.antiNuke", equalTo(true));
+
+        apply(List.of(new Timed(new BotKicked(guildId), T.plusSeconds(10))), List.of());
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/entitlements", guildId)
+                .then().statusCode(200)
+                .body("status", equalTo("SUSPENDED")).body("entitledPlan", equalTo("FREE"))
+                .body("entitlements.antiNuke", equalTo(false));
+
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/entitlements", Snowflakes.random())
+                .then().statusCode(404).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.user("someone")).when().get("/guilds/{id}/entitlements", guildId)
+                .then().statusCode(403);
+    }
+
+    private static List<Timed> flow3GuildEvents(String guildId) {
+        return List.of(new Timed(new BotInstalled(guildId, "223456789012345678"), T),
+                new Timed(new BotKicked(guildId), T.plus(Duration.ofDays(2))));
+    }
+
+    private static List<Timed> flow3SubscriptionEvents(String guildId) {
+        UUID subscription = UUID.nameUUIDFromBytes(guildId.getBytes());
+        return List.of(
+                new Timed(new SubscriptionStarted(subscription, guildId, "PRO", PERIOD_END), T.plusSeconds(60)),
+                new Timed(new PaymentSucceeded(subscription, UUID.randomUUID(), RENEWED_END), T.plus(Duration.ofDays(1))),
+                new Timed(new SubscriptionSuspended(subscription, "BOT_KICKED"), T.plus(Duration.ofDays(2)).plusSeconds(1)));
+    }
+
+    /** Publishes the first list and waits until it is applied, then the second: a chosen order across topics. */
+    private static void apply(List<Timed> first, List<Timed> second) {
+        for (List<Timed> batch : List.of(first, second)) {
+            List<UUID> ids = new ArrayList<>();
+            batch.forEach(timed -> ids.add(OutboxRecords.publish(timed.event(), timed.occurredAt())));
+            awaitProcessed(ids);
+        }
+    }
+
+    private static void awaitProcessed(List<UUID> eventIds) {
+        for (UUID eventId : eventIds) {
+            await().atMost(TIMEOUT).until(() ->
+                    DB.count("select count(*) from processed_event where consumer = 'licensing' and event_id = ?", eventId) == 1);
+        }
+    }
+
+    private static JsonPath license(String guildId) {
+        return given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/license", guildId)
+                .then().statusCode(200).extract().jsonPath();
+    }
+}

@@ -1,0 +1,39 @@
+package dev.umbra.testing;
+
+import dev.umbra.events.DomainEvent;
+import dev.umbra.events.EventCatalog;
+import dev.umbra.events.EventCodec;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.events.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+
+/** Produces an event exactly as Debezium's outbox router would: its topic, key, JSON value and envelope headers. */
+public final class OutboxRecords {
+
+    private OutboxRecords() {
+    }
+
+    public static UUID publish(DomainEvent event, Instant occurredAt) {
+        UUID eventId = UUID.randomUUID();
+        publish(event, eventId, occurredAt);
+        return eventId;
+    }
+
+    public static void publish(DomainEvent event, UUID eventId, Instant occurredAt) {
+        EventCatalog.Entry entry = EventCatalog.entryOf(event.getClass());
+        KafkaProbe.produce(Topics.of(entry.aggregateType()), event.aggregateId(), EventCodec.toJson(event).getBytes(StandardCharsets.UTF_8),
+                headers(entry.eventType(), entry.aggregateType(), eventId, occurredAt));
+    }
+
+    public static Map<String, String> headers(String eventType, String aggregateType, UUID eventId, Instant occurredAt) {
+        return Map.of(
+                EventHeaders.EVENT_ID, eventId.toString(),
+                EventHeaders.EVENT_TYPE, eventType,
+                EventHeaders.AGGREGATE_TYPE, aggregateType,
+                EventHeaders.OCCURRED_AT, occurredAt.toString(),
+                EventHeaders.SCHEMA_VERSION, "1");
+    }
+}
