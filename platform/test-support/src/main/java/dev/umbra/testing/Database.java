@@ -20,14 +20,20 @@ public final class Database {
     }
 
     public long count(String sql, Object... parameters) {
+        return Long.parseLong(text(sql, parameters));
+    }
+
+    /** The first column of the first row, as text. */
+    public String text(String sql, Object... parameters) {
         try (Connection connection = Devstack.shared().postgres().connect(name);
              PreparedStatement statement = connection.prepareStatement(sql)) {
             for (int i = 0; i < parameters.length; i++) {
-                statement.setObject(i + 1, parameters[i]);
+                statement.setObject(i + 1, parameters[i] instanceof java.time.Instant instant
+                        ? java.sql.Timestamp.from(instant) : parameters[i]);
             }
             try (ResultSet rows = statement.executeQuery()) {
                 rows.next();
-                return rows.getLong(1);
+                return rows.getString(1);
             }
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);

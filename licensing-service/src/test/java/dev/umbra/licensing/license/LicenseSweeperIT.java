@@ -1,0 +1,97 @@
+package dev.umbra.licensing.license;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.events.Topics;
+import dev.umbra.events.billing.SubscriptionStarted;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.OutboxRecords;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
+class LicenseSweeperIT {
+
+    private static final Database DB = Database.of("licensing");
+
+    @Inject
+    LicenseSweeper sweeper;
+
+    @BeforeEach
+    void streamOutbox() {
+        Devstack.shared().streamOutbox("licensing", "licensing");
+    }
+
+    @Test
+    void twoSweepersAtOnceDowngradeEachLapsedLicenseExactlyOnce() throws Exception {
+        Instant lapsed = Instant.now().minus(Duration.ofDays(10));
+        List<String> guilds = new ArrayList<>();
+        List<UUID> events = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            String guildId = Snowflakes.random();
+            guilds.add(guildId);
+            events.add(OutboxRecords.publish(new SubscriptionStarted(UUID.randomUUID(), guildId, "PRO", lapsed), Instant.now()));
+        }
+        for (UUID event : events) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> DB.count("select count(*) from processed_event where event_id = ?", event) == 1);
+        }
+
+        int swept = 0;
+        while (true) {
+            CompletableFuture<Integer> one = CompletableFuture.supplyAsync(this::sweepOnce);
+            CompletableFuture<Integer> other = CompletableFuture.supplyAsync(this::sweepOnce);
+            int batch = one.get() + other.get();
+            if (batch == 0) {
+                break;
+            }
+            swept += batch;
+        }
+
+        assertThat(swept).isGreaterThanOrEqualTo(guilds.size());
+        for (String guildId : guilds) {
+            given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/license", guildId)
+                    .then().statusCode(200).body("plan", org.hamcrest.Matchers.equalTo("FREE"));
+        }
+        List<String> licenseIds = guilds.stream()
+                .map(g -> given().auth().oauth2(Tokens.bot()).get("/guilds/{id}/license", g).jsonPath().getString("licenseId"))
+                .toList();
+        try (KafkaProbe licenses = KafkaProbe.read(Topics.of(Aggregates.LICENSE))) {
+            for (String licenseId : licenseIds) {
+                licenses.awaitRecord(r -> licenseId.equals(r.key()) && "LicenseDowngraded".equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)),
+                        Duration.ofSeconds(30));
+            }
+            assertThat(licenses.seen())
+                    .filteredOn(r -> licenseIds.contains(r.key()) && "LicenseDowngraded".equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)))
+                    .hasSize(licenseIds.size());
+        }
+    }
+
+    private int sweepOnce() {
+        try {
+            return VertxContextSupport.subscribeAndAwait(() -> sweeper.sweep());
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
