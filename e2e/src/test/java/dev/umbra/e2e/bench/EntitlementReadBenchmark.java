@@ -3,26 +3,27 @@ package dev.umbra.e2e.bench;
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.LocalSystem;
 import dev.umbra.testing.Tokens;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Load driver, not a test. Open loop at a fixed rate (latency counted from when each request was
+ * Load driver, not a test. Open loop at a fixed rate (a Vert.x client on one event loop) (latency counted from when each request was
  * due, so a stall is not hidden): {@code GET /guilds/{id}/entitlements} against the packaged
  * licensing-service, then the raw PostgreSQL point select of the same row with pgbench at the same
  * rate as the reference. Run with
@@ -66,7 +67,7 @@ class EntitlementReadBenchmark {
 
     /** Count and total seconds of the service's own timer for the endpoint: the server's share of the latency. */
     private static double[] serverTimer(String url) throws Exception {
-        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/q/metrics")).build(),
+        String metrics = java.net.http.HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/q/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         double[] countAndSum = new double[2];
         metrics.lines().filter(l -> l.contains("entitlements") && l.contains("status=\"200\"")).forEach(line -> {
@@ -89,40 +90,41 @@ class EntitlementReadBenchmark {
         }
     }
 
-    /** Latencies in ms, NaN for a failed request. */
+    /** Latencies in ms, NaN for a failed request. One Vert.x event loop sends every request that is due, each millisecond. */
     private static double[] drive(String url, String token, int rate, int seconds) throws InterruptedException {
         int total = rate * seconds;
         double[] latencies = new double[total];
-        HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
-        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor();
+        URI base = URI.create(url);
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
+        HttpClient http = vertx.createHttpClient(new HttpClientOptions().setDefaultHost(base.getHost()).setDefaultPort(base.getPort())
+                .setKeepAlive(true), new PoolOptions().setHttp1MaxSize(64));
         CountDownLatch done = new CountDownLatch(total);
-        AtomicInteger next = new AtomicInteger();
         long start = System.nanoTime();
         long intervalNanos = 1_000_000_000L / rate;
-        ticker.scheduleAtFixedRate(() -> {
+        int[] next = {0};
+        vertx.setPeriodic(1, timer -> {
             long now = System.nanoTime();
-            // Send every request that is due by now, each timed from its own due time.
-            while (true) {
-                int i = next.get();
-                if (i >= total || start + i * intervalNanos > now || !next.compareAndSet(i, i + 1)) {
-                    if (i >= total || start + i * intervalNanos > now) {
-                        return;
-                    }
-                    continue;
-                }
+            while (next[0] < total && start + next[0] * intervalNanos <= now) {
+                int i = next[0]++;
                 long due = start + i * intervalNanos;
                 String guildId = Long.toString(100000000000000000L + 1 + (i % GUILDS));
-                http.sendAsync(HttpRequest.newBuilder(URI.create(url + "/guilds/" + guildId + "/entitlements"))
-                                .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(5)).build(),
-                        HttpResponse.BodyHandlers.discarding())
-                        .whenComplete((response, error) -> {
-                            latencies[i] = error == null && response.statusCode() == 200 ? (System.nanoTime() - due) / 1e6 : Double.NaN;
+                http.request(HttpMethod.GET, "/guilds/" + guildId + "/entitlements")
+                        .compose(request -> request.putHeader("Authorization", "Bearer " + token).send())
+                        .compose(response -> response.body().map(body -> response.statusCode()))
+                        .onComplete(result -> {
+                            latencies[i] = result.succeeded() && result.result() == 200 ? (System.nanoTime() - due) / 1e6 : Double.NaN;
                             done.countDown();
                         });
             }
-        }, 0, 1, TimeUnit.MILLISECONDS);
-        done.await(seconds + 30L, TimeUnit.SECONDS);
-        ticker.shutdownNow();
+            if (next[0] >= total) {
+                vertx.cancelTimer(timer);
+            }
+        });
+        boolean finished = done.await(seconds + 30L, TimeUnit.SECONDS);
+        vertx.close();
+        if (!finished) {
+            throw new IllegalStateException("requests still open 30 s after the run");
+        }
         return latencies;
     }
 
