@@ -33,16 +33,18 @@ public final class Devstack implements AutoCloseable {
     private final KafkaBroker kafka;
     private final KafkaConnectWorker connect;
     private final JwtKeys jwt;
+    private final DiscordSandbox discord;
     private final Map<String, String> connectorsByDatabase = new LinkedHashMap<>();
     private final Duration startTime;
 
     private Devstack(Path workDir, PostgresServer postgres, KafkaBroker kafka, KafkaConnectWorker connect, JwtKeys jwt,
-            Duration startTime) {
+            DiscordSandbox discord, Duration startTime) {
         this.workDir = workDir;
         this.postgres = postgres;
         this.kafka = kafka;
         this.connect = connect;
         this.jwt = jwt;
+        this.discord = discord;
         this.startTime = startTime;
     }
 
@@ -67,10 +69,12 @@ public final class Devstack implements AutoCloseable {
             KafkaBroker kafka = KafkaBroker.start(workDir, CHILD_JVM_OPTIONS);
             startedSoFar.add(kafka);
             KafkaConnectWorker connect = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), CHILD_JVM_OPTIONS);
+            startedSoFar.add(connect);
+            DiscordSandbox discord = DiscordSandbox.start();
             Duration startTime = Duration.ofNanos(System.nanoTime() - started);
             LOG.info(() -> "devstack up in " + startTime.toMillis() + " ms: postgres 127.0.0.1:" + postgres.port()
                     + ", kafka " + kafka.bootstrapServers() + ", connect " + connect.url() + " (logs in " + workDir + ")");
-            return new Devstack(workDir, postgres, kafka, connect, jwt, startTime);
+            return new Devstack(workDir, postgres, kafka, connect, jwt, discord, startTime);
         } catch (RuntimeException e) {
             for (int i = startedSoFar.size() - 1; i >= 0; i--) {
                 closeQuietly(startedSoFar.get(i));
@@ -94,6 +98,10 @@ public final class Devstack implements AutoCloseable {
 
     public JwtKeys jwt() {
         return jwt;
+    }
+
+    public DiscordSandbox discord() {
+        return discord;
     }
 
     public Path workDir() {
@@ -124,11 +132,14 @@ public final class Devstack implements AutoCloseable {
         config.put("kafka.bootstrap.servers", kafka.bootstrapServers());
         config.put("mp.jwt.verify.publickey.location", jwt.publicKeyFile().toUri().toString());
         config.put("mp.jwt.verify.issuer", JwtKeys.ISSUER);
+        config.put("umbra.discord.url", discord.url());
+        config.put("umbra.discord.bot-token", discord.botToken());
         return config;
     }
 
     @Override
     public synchronized void close() {
+        discord.close();
         connectorsByDatabase.values().forEach(connector -> runQuietly(() -> connect.delete(connector)));
         closeQuietly(connect);
         connectorsByDatabase.keySet().forEach(database -> runQuietly(() -> postgres.dropReplicationState(database)));

@@ -26,6 +26,9 @@ public class Guild extends PanacheEntityBase {
     @Column(name = "installer_user_id", nullable = false)
     public String installerUserId;
 
+    @Column(name = "owner_id", nullable = false)
+    public String ownerId;
+
     @Column(name = "installed_at", nullable = false)
     public Instant installedAt;
 
@@ -40,6 +43,7 @@ public class Guild extends PanacheEntityBase {
         guild.guildId = guildId;
         guild.status = GuildStatus.INSTALLED;
         guild.installerUserId = installerUserId;
+        guild.ownerId = installerUserId;
         guild.installedAt = now;
         guild.updatedAt = now;
         return guild;
@@ -60,6 +64,39 @@ public class Guild extends PanacheEntityBase {
         this.installerUserId = installerUserId;
         this.installedAt = now;
         this.updatedAt = now;
+        return true;
+    }
+
+    /** The bot was removed. Returns false when it already was (or the guild is gone). */
+    public boolean kick(Instant now) {
+        if (status != GuildStatus.INSTALLED) {
+            return false;
+        }
+        status = GuildStatus.KICKED;
+        updatedAt = now;
+        return true;
+    }
+
+    /** Returns false when {@code newOwnerId} already owns the guild. */
+    public boolean changeOwner(String newOwnerId, Instant now) {
+        if (status == GuildStatus.DELETED) {
+            throw new IllegalStateException("guild " + guildId + " was deleted");
+        }
+        if (newOwnerId.equals(ownerId)) {
+            return false;
+        }
+        ownerId = newOwnerId;
+        updatedAt = now;
+        return true;
+    }
+
+    /** The guild itself was deleted on Discord: final. Returns false when it already was. */
+    public boolean delete(Instant now) {
+        if (status == GuildStatus.DELETED) {
+            return false;
+        }
+        status = GuildStatus.DELETED;
+        updatedAt = now;
         return true;
     }
 }

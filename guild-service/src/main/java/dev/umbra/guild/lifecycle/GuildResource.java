@@ -6,8 +6,10 @@ import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.MediaType;
@@ -36,6 +38,25 @@ public class GuildResource {
                         .create(installation.created() ? Response.Status.CREATED : Response.Status.OK, GuildView.of(installation.guild()))
                         .type(MediaType.APPLICATION_JSON_TYPE)
                         .build());
+    }
+
+    /** The bot was removed from the guild: BotKicked the first time; a repeat changes nothing; 404 for an unknown guild. */
+    @DELETE
+    @Path("/installation")
+    public Uni<GuildView> kick(@PathParam("guildId") @DiscordId String guildId) {
+        return guilds.kick(guildId).map(GuildView::of);
+    }
+
+    @PUT
+    @Path("/owner")
+    public Uni<GuildView> changeOwner(@PathParam("guildId") @DiscordId String guildId, @Valid @NotNull OwnerChangeRequest request) {
+        return guilds.changeOwner(guildId, request.ownerId()).map(GuildView::of);
+    }
+
+    /** The guild itself was deleted on Discord. */
+    @DELETE
+    public Uni<GuildView> delete(@PathParam("guildId") @DiscordId String guildId) {
+        return guilds.delete(guildId).map(GuildView::of);
     }
 
     @GET

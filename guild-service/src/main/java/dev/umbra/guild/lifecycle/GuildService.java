@@ -1,6 +1,9 @@
 package dev.umbra.guild.lifecycle;
 
 import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.BotKicked;
+import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.events.guild.GuildOwnerChanged;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.web.ProblemException;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
@@ -42,8 +45,39 @@ public class GuildService {
         });
     }
 
+    @WithTransaction
+    public Uni<Guild> kick(String guildId) {
+        return existing(guildId).chain(guild -> guild.kick(clock.instant())
+                ? outbox.publish(new BotKicked(guildId)).replaceWith(guild)
+                : Uni.createFrom().item(guild));
+    }
+
+    @WithTransaction
+    public Uni<Guild> changeOwner(String guildId, String newOwnerId) {
+        return existing(guildId).chain(guild -> {
+            if (guild.status == GuildStatus.DELETED) {
+                return Uni.createFrom().failure(ProblemException.conflict("guild " + guildId + " was deleted"));
+            }
+            String oldOwnerId = guild.ownerId;
+            return guild.changeOwner(newOwnerId, clock.instant())
+                    ? outbox.publish(new GuildOwnerChanged(guildId, oldOwnerId, newOwnerId)).replaceWith(guild)
+                    : Uni.createFrom().item(guild);
+        });
+    }
+
+    @WithTransaction
+    public Uni<Guild> delete(String guildId) {
+        return existing(guildId).chain(guild -> guild.delete(clock.instant())
+                ? outbox.publish(new GuildDeleted(guildId)).replaceWith(guild)
+                : Uni.createFrom().item(guild));
+    }
+
     @WithSession
     public Uni<Guild> get(String guildId) {
+        return existing(guildId);
+    }
+
+    private static Uni<Guild> existing(String guildId) {
         return Guild.<Guild>findById(guildId)
                 .onItem().ifNull().failWith(() -> ProblemException.notFound("no guild " + guildId));
     }

@@ -1,0 +1,172 @@
+package dev.umbra.devstack;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A stand-in for the part of Discord's HTTP API that sends direct messages: open a DM channel
+ * ({@code POST /api/v10/users/@me/channels}), post a message ({@code POST /api/v10/channels/{id}/messages},
+ * honouring {@code nonce} with {@code enforce_nonce} as Discord does). It records what it delivered and,
+ * on request, fails (HTTP 503) or hangs, to play an outage.
+ */
+public final class DiscordSandbox implements AutoCloseable {
+
+    public record Delivered(String recipientId, String content, String nonce, Instant receivedAt) {
+    }
+
+    private enum Fault { NONE, FAIL, HANG }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration HANG = Duration.ofSeconds(30);
+
+    private final HttpServer server;
+    private final String botToken;
+    private final List<Delivered> delivered = new CopyOnWriteArrayList<>();
+    private final Map<String, JsonNode> messagesByNonce = new ConcurrentHashMap<>();
+    private final AtomicReference<Fault> fault = new AtomicReference<>(Fault.NONE);
+    private final AtomicInteger faultsLeft = new AtomicInteger();
+    private final AtomicLong ids = new AtomicLong(1_300_000_000_000_000_000L);
+
+    private DiscordSandbox(HttpServer server, String botToken) {
+        this.server = server;
+        this.botToken = botToken;
+    }
+
+    static DiscordSandbox start() {
+        try {
+            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            byte[] secret = new byte[24];
+            new SecureRandom().nextBytes(secret);
+            DiscordSandbox sandbox = new DiscordSandbox(server, HexFormat.of().formatHex(secret));
+            server.createContext("/api/v10/", sandbox::handle);
+            server.setExecutor(Executors.newCachedThreadPool(r -> {
+                Thread thread = new Thread(r, "discord-sandbox");
+                thread.setDaemon(true);
+                return thread;
+            }));
+            server.start();
+            return sandbox;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** The token the bot authenticates with ({@code Authorization: Bot <token>}). */
+    public String botToken() {
+        return botToken;
+    }
+
+    public List<Delivered> delivered() {
+        return List.copyOf(delivered);
+    }
+
+    public List<Delivered> deliveredTo(String recipientId) {
+        return delivered.stream().filter(d -> d.recipientId().equals(recipientId)).toList();
+    }
+
+    /** Answers 503 to the next {@code count} calls (all calls if negative). */
+    public void fail(int count) {
+        faultsLeft.set(count < 0 ? Integer.MAX_VALUE : count);
+        fault.set(Fault.FAIL);
+    }
+
+    /** Holds the next {@code count} calls without answering, longer than any sane client timeout. */
+    public void hang(int count) {
+        faultsLeft.set(count < 0 ? Integer.MAX_VALUE : count);
+        fault.set(Fault.HANG);
+    }
+
+    public void recover() {
+        fault.set(Fault.NONE);
+        faultsLeft.set(0);
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            if (!("Bot " + botToken).equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
+                respond(exchange, 401, "{\"message\": \"401: Unauthorized\", \"code\": 0}");
+                return;
+            }
+            Fault current = fault.get();
+            if (current != Fault.NONE && faultsLeft.getAndDecrement() > 0) {
+                if (current == Fault.HANG) {
+                    sleep(HANG);
+                }
+                respond(exchange, 503, "{\"message\": \"upstream unavailable\"}");
+                return;
+            }
+            String path = exchange.getRequestURI().getPath();
+            JsonNode body = JSON.readTree(exchange.getRequestBody().readAllBytes());
+            if ("POST".equals(exchange.getRequestMethod()) && path.equals("/api/v10/users/@me/channels")) {
+                String recipient = body.path("recipient_id").asText();
+                respond(exchange, 200, JSON.createObjectNode().put("id", "dm-" + recipient).put("type", 1).toString());
+            } else if ("POST".equals(exchange.getRequestMethod()) && path.matches("/api/v10/channels/dm-\\d+/messages")) {
+                respond(exchange, 200, message(path.substring("/api/v10/channels/dm-".length(), path.lastIndexOf('/')), body).toString());
+            } else {
+                respond(exchange, 404, "{\"message\": \"404: Not Found\", \"code\": 0}");
+            }
+        }
+    }
+
+    private JsonNode message(String recipient, JsonNode body) {
+        String nonce = body.path("nonce").asText(null);
+        boolean enforceNonce = body.path("enforce_nonce").asBoolean(false);
+        if (enforceNonce && nonce != null && messagesByNonce.containsKey(nonce)) {
+            return messagesByNonce.get(nonce);
+        }
+        ObjectNode message = JSON.createObjectNode()
+                .put("id", Long.toString(ids.incrementAndGet()))
+                .put("channel_id", "dm-" + recipient)
+                .put("content", body.path("content").asText());
+        if (nonce != null) {
+            message.put("nonce", nonce);
+            messagesByNonce.put(nonce, message);
+        }
+        delivered.add(new Delivered(recipient, body.path("content").asText(), nonce, Instant.now()));
+        return message;
+    }
+
+    private static void respond(HttpExchange exchange, int status, String json) throws IOException {
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

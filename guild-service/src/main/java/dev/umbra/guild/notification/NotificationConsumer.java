@@ -1,0 +1,72 @@
+package dev.umbra.guild.notification;
+
+import dev.umbra.events.billing.PaymentFailed;
+import dev.umbra.events.billing.PaymentFailedFinal;
+import dev.umbra.events.billing.PlanDowngraded;
+import dev.umbra.events.billing.PlanUpgraded;
+import dev.umbra.events.billing.SubscriptionCanceled;
+import dev.umbra.events.billing.SubscriptionStarted;
+import dev.umbra.events.licensing.LicenseDowngraded;
+import dev.umbra.events.licensing.LicenseGranted;
+import dev.umbra.events.licensing.LicenseSuspended;
+import dev.umbra.events.recovery.AntiNukeActioned;
+import dev.umbra.events.recovery.AntiNukeTriggered;
+import dev.umbra.events.recovery.RestoreCompleted;
+import dev.umbra.events.recovery.RestoreFailed;
+import dev.umbra.events.recovery.RestoreStarted;
+import dev.umbra.platform.inbox.EventHandlers;
+import dev.umbra.platform.inbox.Inbox;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Message;
+
+/** The "Notification" subscriber of the event catalogue: every event a guild's owner must hear about. */
+@ApplicationScoped
+public class NotificationConsumer {
+
+    static final String CONSUMER = "guild-notifications";
+
+    private final Inbox inbox;
+    private final EventHandlers handlers;
+
+    public NotificationConsumer(Inbox inbox, Notifications notifications) {
+        this.inbox = inbox;
+        this.handlers = EventHandlers.builder()
+                .on(SubscriptionStarted.class, (event, envelope) -> notifications.introduce(envelope, event.guildId(), true))
+                .on(PaymentFailed.class, notifications::notifyOwnerOf)
+                .on(PaymentFailedFinal.class, notifications::notifyOwnerOf)
+                .on(SubscriptionCanceled.class, notifications::notifyOwnerOf)
+                .on(PlanUpgraded.class, notifications::notifyOwnerOf)
+                .on(PlanDowngraded.class, notifications::notifyOwnerOf)
+                .on(LicenseGranted.class, (event, envelope) -> notifications.introduce(envelope, event.guildId(), false))
+                .on(LicenseDowngraded.class, notifications::notifyOwnerOf)
+                .on(LicenseSuspended.class, notifications::notifyOwnerOf)
+                .on(RestoreStarted.class, (event, envelope) -> notifications.introduce(envelope, event.guildId(), true))
+                .on(RestoreCompleted.class, notifications::notifyOwnerOf)
+                .on(RestoreFailed.class, notifications::notifyOwnerOf)
+                .on(AntiNukeTriggered.class, (event, envelope) -> notifications.enqueue(event.guildId(), envelope))
+                .on(AntiNukeActioned.class, (event, envelope) -> notifications.enqueue(event.guildId(), envelope))
+                .build();
+    }
+
+    @Incoming("subscription-events")
+    public Uni<Void> subscriptions(Message<byte[]> message) {
+        return inbox.consume(CONSUMER, message, handlers);
+    }
+
+    @Incoming("license-events")
+    public Uni<Void> licenses(Message<byte[]> message) {
+        return inbox.consume(CONSUMER, message, handlers);
+    }
+
+    @Incoming("restore-events")
+    public Uni<Void> restores(Message<byte[]> message) {
+        return inbox.consume(CONSUMER, message, handlers);
+    }
+
+    @Incoming("anti-nuke-events")
+    public Uni<Void> antiNuke(Message<byte[]> message) {
+        return inbox.consume(CONSUMER, message, handlers);
+    }
+}

@@ -1,0 +1,12 @@
+package dev.umbra.guild.notification;
+
+import java.util.Locale;
+
+/** pending → processing → completed | failed → (retry) | dead_letter (seed 002). */
+public enum NotificationStatus {
+    PENDING, PROCESSING, COMPLETED, FAILED, DEAD_LETTER;
+
+    public String column() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

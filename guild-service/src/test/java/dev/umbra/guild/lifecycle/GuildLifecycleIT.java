@@ -1,0 +1,118 @@
+package dev.umbra.guild.lifecycle;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.events.Topics;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+class GuildLifecycleIT {
+
+    private static final Database DB = Database.of("guild");
+    private static final String OWNER = "223456789012345678";
+
+    @BeforeEach
+    void streamOutbox() {
+        Devstack.shared().streamOutbox("guild", "guild");
+    }
+
+    @Test
+    void aKickIsPublishedOnceAndAReinstallWorks() {
+        String guildId = Snowflakes.random();
+        install(guildId).then().statusCode(201);
+        kick(guildId).then().statusCode(200).body("status", equalTo("KICKED"));
+        kick(guildId).then().statusCode(200).body("status", equalTo("KICKED"));
+        install(guildId).then().statusCode(200).body("status", equalTo("INSTALLED"));
+
+        assertThat(eventsOf(guildId, "BotInstalled", 2)).containsExactly("BotInstalled", "BotKicked", "BotInstalled");
+    }
+
+    @Test
+    void anOwnerChangeIsPublishedOnceWithBothOwners() {
+        String guildId = Snowflakes.random();
+        String newOwner = Snowflakes.random();
+        install(guildId).then().statusCode(201);
+        changeOwner(guildId, newOwner).then().statusCode(200).body("ownerId", equalTo(newOwner));
+        changeOwner(guildId, newOwner).then().statusCode(200).body("ownerId", equalTo(newOwner));
+        kick(guildId).then().statusCode(200);
+
+        assertThat(eventsOf(guildId, "BotKicked", 1)).containsExactly("BotInstalled", "GuildOwnerChanged", "BotKicked");
+    }
+
+    @Test
+    void aDeletedGuildIsDeletedOnceAndCannotBeInstalledAgain() {
+        String guildId = Snowflakes.random();
+        install(guildId).then().statusCode(201);
+        given().auth().oauth2(Tokens.bot()).when().delete("/guilds/{id}", guildId).then().statusCode(200).body("status", equalTo("DELETED"));
+        given().auth().oauth2(Tokens.bot()).when().delete("/guilds/{id}", guildId).then().statusCode(200);
+        install(guildId).then().statusCode(409).contentType("application/problem+json");
+        changeOwner(guildId, Snowflakes.random()).then().statusCode(409).contentType("application/problem+json");
+
+        assertThat(eventsOf(guildId, "GuildDeleted", 1)).containsExactly("BotInstalled", "GuildDeleted");
+    }
+
+    @Test
+    void callsAboutAnUnknownGuildAre404AndStoreNothing() {
+        String guildId = Snowflakes.random();
+        kick(guildId).then().statusCode(404).contentType("application/problem+json");
+        changeOwner(guildId, Snowflakes.random()).then().statusCode(404).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.bot()).when().delete("/guilds/{id}", guildId).then().statusCode(404);
+
+        assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+    }
+
+    @Test
+    void anInvalidNewOwnerIsA400AndChangesNothing() {
+        String guildId = Snowflakes.random();
+        install(guildId).then().statusCode(201);
+        changeOwner(guildId, "me").then().statusCode(400).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{}")
+                .when().put("/guilds/{id}/owner", guildId).then().statusCode(400);
+
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}", guildId).then().body("ownerId", equalTo(OWNER));
+    }
+
+    /** The event types of the guild's records, read until {@code last} has been seen {@code times} times. */
+    private static List<String> eventsOf(String guildId, String last, int times) {
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> topic.seen().stream()
+                    .filter(r -> guildId.equals(r.key()) && last.equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)))
+                    .count() >= times);
+            return topic.seen().stream().filter(r -> guildId.equals(r.key()))
+                    .map(r -> KafkaProbe.header(r, EventHeaders.EVENT_TYPE)).toList();
+        }
+    }
+
+    private static Response install(String guildId) {
+        return given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + OWNER + "\"}")
+                .when().post("/guilds/{id}/installation", guildId);
+    }
+
+    private static Response kick(String guildId) {
+        return given().auth().oauth2(Tokens.bot()).when().delete("/guilds/{id}/installation", guildId);
+    }
+
+    private static Response changeOwner(String guildId, String ownerId) {
+        return given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"ownerId\":\"" + ownerId + "\"}")
+                .when().put("/guilds/{id}/owner", guildId);
+    }
+}

@@ -1,0 +1,118 @@
+package dev.umbra.guild.webjoin;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.events.Topics;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+class WebJoinIT {
+
+    private static final Database DB = Database.of("guild");
+
+    private String guildId;
+    private String owner;
+
+    @BeforeEach
+    void installAGuild() {
+        Devstack.shared().streamOutbox("guild", "guild");
+        guildId = Snowflakes.random();
+        owner = Snowflakes.random();
+        given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + owner + "\"}")
+                .when().post("/guilds/{id}/installation", guildId).then().statusCode(201);
+    }
+
+    @Test
+    void aVisitorWhoJoinsTwiceIsOneMember() {
+        String slug = slug();
+        claim(owner, slug).then().statusCode(200).body("slug", equalTo(slug)).body("guildId", equalTo(guildId));
+        String visitor = Snowflakes.random();
+        String memberId = join(visitor, slug).then().statusCode(201).body("guildId", equalTo(guildId)).extract().path("memberId");
+        join(visitor, slug).then().statusCode(200).body("memberId", equalTo(memberId));
+        String marker = join(Snowflakes.random(), slug).then().statusCode(201).extract().path("memberId");
+
+        assertThat(DB.count("select count(*) from member where guild_id = ? and discord_user_id = ?", guildId, visitor)).isOne();
+        try (KafkaProbe members = KafkaProbe.read(Topics.of(Aggregates.MEMBER))) {
+            var joined = members.awaitRecord(r -> memberId.equals(r.key()), Duration.ofSeconds(30));
+            assertThat(KafkaProbe.header(joined, EventHeaders.EVENT_TYPE)).isEqualTo("MemberJoinedViaWebJoin");
+            assertThat(KafkaProbe.value(joined)).contains(slug).contains(guildId).doesNotContain(visitor);
+            members.awaitRecord(r -> marker.equals(r.key()), Duration.ofSeconds(30));
+            assertThat(members.seen()).filteredOn(r -> memberId.equals(r.key())).hasSize(1);
+        }
+    }
+
+    @Test
+    void onlyTheOwnerMaySetTheLink() {
+        claim(Snowflakes.random(), slug()).then().statusCode(403).contentType("application/problem+json");
+        given().contentType(ContentType.JSON).body("{\"slug\":\"" + slug() + "\"}")
+                .when().put("/guilds/{id}/web-join", guildId).then().statusCode(401);
+        assertThat(DB.count("select count(*) from web_join_link where guild_id = ?", guildId)).isZero();
+    }
+
+    @Test
+    void aSlugBelongsToOneGuild() {
+        String slug = slug();
+        claim(owner, slug).then().statusCode(200);
+        claim(owner, slug).then().statusCode(200);
+
+        String otherGuild = Snowflakes.random();
+        given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + owner + "\"}")
+                .when().post("/guilds/{id}/installation", otherGuild).then().statusCode(201);
+        given().auth().oauth2(Tokens.user(owner)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug + "\"}")
+                .when().put("/guilds/{id}/web-join", otherGuild).then().statusCode(409).contentType("application/problem+json");
+        assertThat(DB.count("select count(*) from web_join_link where guild_id = ?", otherGuild)).isZero();
+    }
+
+    @Test
+    void invalidSlugsAndUnknownLinksAreRejected() {
+        claim(owner, "No Spaces").then().statusCode(400).contentType("application/problem+json");
+        claim(owner, "ab").then().statusCode(400);
+        claim(owner, "-leading-dash").then().statusCode(400);
+        join(Snowflakes.random(), "no-such-link-" + ThreadLocalRandom.current().nextInt(1_000_000)).then().statusCode(404)
+                .contentType("application/problem+json");
+        assertThat(DB.count("select count(*) from web_join_link where guild_id = ?", guildId)).isZero();
+    }
+
+    @Test
+    void aKickedGuildTakesNoMembers() {
+        String slug = slug();
+        claim(owner, slug).then().statusCode(200);
+        given().auth().oauth2(Tokens.bot()).when().delete("/guilds/{id}/installation", guildId).then().statusCode(200);
+
+        String visitor = Snowflakes.random();
+        join(visitor, slug).then().statusCode(409).contentType("application/problem+json");
+        assertThat(DB.count("select count(*) from member where discord_user_id = ?", visitor)).isZero();
+    }
+
+    private static String slug() {
+        return "guild-" + Long.toString(ThreadLocalRandom.current().nextLong(Long.MAX_VALUE), 36);
+    }
+
+    private Response claim(String caller, String slug) {
+        return given().auth().oauth2(Tokens.user(caller)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug + "\"}")
+                .when().put("/guilds/{id}/web-join", guildId);
+    }
+
+    private static Response join(String visitor, String slug) {
+        return given().auth().oauth2(Tokens.user(visitor)).when().post("/web-join/{slug}/members", slug);
+    }
+}
