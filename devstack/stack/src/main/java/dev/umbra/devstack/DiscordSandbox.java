@@ -42,6 +42,7 @@ public final class DiscordSandbox implements AutoCloseable {
     private final HttpServer server;
     private final String botToken;
     private final List<Delivered> delivered = new CopyOnWriteArrayList<>();
+    private final List<String> postedNonces = new CopyOnWriteArrayList<>();
     private final Map<String, JsonNode> messagesByNonce = new ConcurrentHashMap<>();
     private final AtomicReference<Fault> fault = new AtomicReference<>(Fault.NONE);
     private final AtomicInteger faultsLeft = new AtomicInteger();
@@ -82,6 +83,11 @@ public final class DiscordSandbox implements AutoCloseable {
 
     public List<Delivered> delivered() {
         return List.copyOf(delivered);
+    }
+
+    /** The nonce of every message post, repeats included: a nonce seen twice means a message was sent twice. */
+    public List<String> postedNonces() {
+        return List.copyOf(postedNonces);
     }
 
     public List<Delivered> deliveredTo(String recipientId) {
@@ -135,6 +141,9 @@ public final class DiscordSandbox implements AutoCloseable {
     private JsonNode message(String recipient, JsonNode body) {
         String nonce = body.path("nonce").asText(null);
         boolean enforceNonce = body.path("enforce_nonce").asBoolean(false);
+        if (nonce != null) {
+            postedNonces.add(nonce);
+        }
         if (enforceNonce && nonce != null && messagesByNonce.containsKey(nonce)) {
             return messagesByNonce.get(nonce);
         }

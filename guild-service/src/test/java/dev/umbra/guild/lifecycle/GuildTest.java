@@ -38,4 +38,33 @@ class GuildTest {
 
         assertThatThrownBy(() -> guild.install("323456789012345678", T1)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void aKickHappensOnce() {
+        Guild guild = Guild.installed("123456789012345678", "223456789012345678", T0);
+
+        assertThat(guild.kick(T1)).isTrue();
+        assertThat(guild.kick(T1)).isFalse();
+        assertThat(guild.status).isEqualTo(GuildStatus.KICKED);
+    }
+
+    @Test
+    void theSameOwnerAgainIsNoChange() {
+        Guild guild = Guild.installed("123456789012345678", "223456789012345678", T0);
+
+        assertThat(guild.changeOwner("223456789012345678", T1)).isFalse();
+        assertThat(guild.changeOwner("323456789012345678", T1)).isTrue();
+        assertThat(guild.ownerId).isEqualTo("323456789012345678");
+        assertThat(guild.installerUserId).isEqualTo("223456789012345678");
+    }
+
+    @Test
+    void aDeletionHappensOnceAndEndsEverything() {
+        Guild guild = Guild.installed("123456789012345678", "223456789012345678", T0);
+
+        assertThat(guild.delete(T1)).isTrue();
+        assertThat(guild.delete(T1)).isFalse();
+        assertThat(guild.kick(T1)).isFalse();
+        assertThatThrownBy(() -> guild.changeOwner("323456789012345678", T1)).isInstanceOf(IllegalStateException.class);
+    }
 }

@@ -117,6 +117,44 @@ class NotificationsIT {
     }
 
     @Test
+    void dispatchersRacingForTheSameRowsSendEachMessageOnce() throws Exception {
+        List<UUID> events = new java.util.ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            events.add(OutboxRecords.publish(new AntiNukeActioned(guildId, List.of("action " + i)), Instant.now()));
+        }
+        await().atMost(TIMEOUT).until(() -> DB.count("select count(*) from integration_outbox where outbox_id in ("
+                + String.join(",", java.util.Collections.nCopies(events.size(), "?::uuid")) + ")", events.stream().map(UUID::toString).toArray()) == events.size());
+
+        // Two more dispatchers besides the scheduled one, all claiming at once.
+        var one = java.util.concurrent.CompletableFuture.supplyAsync(this::dispatchUntilIdle);
+        var other = java.util.concurrent.CompletableFuture.supplyAsync(this::dispatchUntilIdle);
+        one.get();
+        other.get();
+        await().atMost(TIMEOUT).until(() -> events.stream().allMatch(id -> "completed".equals(status(id))));
+
+        List<String> nonces = events.stream().map(DiscordMessenger::nonce).toList();
+        assertThat(discord.postedNonces()).filteredOn(nonces::contains).hasSize(events.size()).doesNotHaveDuplicates();
+        assertThat(discord.deliveredTo(owner)).hasSize(events.size());
+    }
+
+    @jakarta.inject.Inject
+    NotificationDispatcher dispatcher;
+
+    private int dispatchUntilIdle() {
+        int total = 0;
+        try {
+            int claimed;
+            do {
+                claimed = io.quarkus.vertx.VertxContextSupport.subscribeAndAwait(() -> dispatcher.dispatchOnce());
+                total += claimed;
+            } while (claimed > 0);
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+        return total;
+    }
+
+    @Test
     void theBacklogIsMeasured() {
         String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
         assertThat(metrics).contains("umbra_notifications_backlog{status=\"completed\"}", "umbra_notifications_oldest_pending_seconds");
