@@ -73,4 +73,29 @@ class WalkingSkeletonIT {
             assertThat(KafkaProbe.header(granted, EventHeaders.EVENT_TYPE)).isEqualTo("LicenseGranted");
         }
     }
+
+    @Test
+    void kickingTheBotSuspendsTheLicenseAndTheOwnerIsTold() {
+        String guildId = Snowflakes.random();
+        String owner = Snowflakes.random();
+        given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .body("{\"installerUserId\":\"" + owner + "\"}")
+                .when().post("/guilds/{id}/installation", guildId)
+                .then().statusCode(201);
+        await().atMost(TIMEOUT).untilAsserted(() -> given().baseUri(system.url("licensing")).auth().oauth2(Tokens.bot())
+                .when().get("/guilds/{id}/license", guildId).then().statusCode(200));
+
+        given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot())
+                .when().delete("/guilds/{id}/installation", guildId)
+                .then().statusCode(200);
+
+        // guild-service → Kafka → licensing suspends → Kafka → guild-service's notifications → Discord.
+        await().atMost(TIMEOUT).untilAsserted(() -> given().baseUri(system.url("licensing")).auth().oauth2(Tokens.bot())
+                .when().get("/guilds/{id}/entitlements", guildId)
+                .then().statusCode(200).body("status", equalTo("SUSPENDED")).body("entitledPlan", equalTo("FREE")));
+        await().atMost(TIMEOUT).until(() -> !Devstack.shared().discord().deliveredTo(owner).isEmpty());
+        assertThat(Devstack.shared().discord().deliveredTo(owner)).singleElement()
+                .extracting(dev.umbra.devstack.DiscordSandbox.Delivered::content)
+                .isEqualTo("Umbra is paused for your server (BOT_KICKED).");
+    }
 }
