@@ -77,11 +77,19 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
-    /** A KRaft cluster id: 16 random bytes, URL-safe base64 without padding. */
-    private static String clusterId() {
+    /**
+     * A KRaft cluster id: 16 random bytes, URL-safe base64 without padding, and (as Kafka's own
+     * generator ensures) not starting with '-', which the storage tool would read as an option.
+     */
+    static String clusterId() {
+        SecureRandom random = new SecureRandom();
         byte[] bytes = new byte[16];
-        new SecureRandom().nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        String id;
+        do {
+            random.nextBytes(bytes);
+            id = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        } while (id.startsWith("-"));
+        return id;
     }
 
     long pid() {
