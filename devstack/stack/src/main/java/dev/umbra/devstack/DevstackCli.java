@@ -44,7 +44,8 @@ public final class DevstackCli {
                 stack.postgres().user(), stack.postgres().password());
         System.out.printf("  kafka          %s%n", stack.kafka().bootstrapServers());
         System.out.printf("  kafka connect  %s/connectors%n", stack.connect().url());
-        System.out.printf("  discord (sandbox) %s%n", stack.discord().url());
+        System.out.printf("  discord (sandbox) %s  (GET /sandbox/messages; POST /sandbox/faults {\"mode\":\"fail\"|\"hang\"|\"none\"})%n",
+                stack.discord().url());
         if (system != null) {
             for (ServiceProcess service : system.services()) {
                 System.out.printf("  %-14s %s  (OpenAPI %s/q/openapi, health %s/q/health)%n", service.name(), service.url(),

@@ -60,6 +60,7 @@ public final class DiscordSandbox implements AutoCloseable {
             new SecureRandom().nextBytes(secret);
             DiscordSandbox sandbox = new DiscordSandbox(server, HexFormat.of().formatHex(secret));
             server.createContext("/api/v10/", sandbox::handle);
+            server.createContext("/sandbox/", sandbox::control);
             server.setExecutor(Executors.newCachedThreadPool(r -> {
                 Thread thread = new Thread(r, "discord-sandbox");
                 thread.setDaemon(true);
@@ -134,6 +135,31 @@ public final class DiscordSandbox implements AutoCloseable {
                 respond(exchange, 200, message(path.substring("/api/v10/channels/dm-".length(), path.lastIndexOf('/')), body).toString());
             } else {
                 respond(exchange, 404, "{\"message\": \"404: Not Found\", \"code\": 0}");
+            }
+        }
+    }
+
+    /**
+     * For people trying the local system: {@code GET /sandbox/messages} lists what was delivered;
+     * {@code POST /sandbox/faults {"mode": "fail"|"hang"|"none", "count": n}} plays an outage (n &lt; 0: until told otherwise).
+     */
+    private void control(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String path = exchange.getRequestURI().getPath();
+            if ("GET".equals(exchange.getRequestMethod()) && path.equals("/sandbox/messages")) {
+                respond(exchange, 200, JSON.writeValueAsString(delivered.stream().map(d -> Map.of("recipient_id", d.recipientId(),
+                        "content", d.content(), "received_at", d.receivedAt().toString())).toList()));
+            } else if ("POST".equals(exchange.getRequestMethod()) && path.equals("/sandbox/faults")) {
+                JsonNode body = JSON.readTree(exchange.getRequestBody().readAllBytes());
+                int count = body.path("count").asInt(-1);
+                switch (body.path("mode").asText("none")) {
+                    case "fail" -> fail(count);
+                    case "hang" -> hang(count);
+                    default -> recover();
+                }
+                respond(exchange, 200, JSON.createObjectNode().put("mode", fault.get().name().toLowerCase()).toString());
+            } else {
+                respond(exchange, 404, "{\"message\": \"404: Not Found\"}");
             }
         }
     }
