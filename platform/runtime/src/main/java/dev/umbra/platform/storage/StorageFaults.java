@@ -1,0 +1,93 @@
+package dev.umbra.platform.storage;
+
+import io.vertx.pgclient.PgException;
+import java.net.ConnectException;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+
+/**
+ * Tells the database faults that pass from the ones that will happen again. The line that matters
+ * for money and for events is between a statement that surely did not run (it may be retried as it
+ * is) and one whose outcome is unknown (retried only where a retry cannot double an effect, such as
+ * an inbox transaction whose claim row dedupes it).
+ */
+public final class StorageFaults {
+
+    /** SQL states of faults that pass: the transaction was rolled back and may simply run again. */
+    private static final Set<String> TRANSIENT_STATES = Set.of(
+            "40001", // serialization_failure
+            "40P01", // deadlock_detected
+            "55P03", // lock_not_available
+            "57014", // query_canceled: statement_timeout
+            "57P01", // admin_shutdown
+            "57P02", // crash_shutdown
+            "57P03", // cannot_connect_now: starting up or shutting down
+            "53300", // too_many_connections
+            "25P03"); // idle_in_transaction_session_timeout
+
+    /** SQL states the server answers before it runs anything of ours. */
+    private static final Set<String> REFUSED_STATES = Set.of("57P03", "53300");
+
+    private StorageFaults() {
+    }
+
+    /**
+     * The statement surely did not reach the database: no connection could be made or acquired, or
+     * a guard refused the call. Retrying it cannot double its effect.
+     */
+    public static boolean surelyNotExecuted(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = next(cause)) {
+            if (cause instanceof ConnectException || cause instanceof CircuitBreakerOpenException
+                    || cause instanceof BulkheadException || poolExhausted(cause)) {
+                return true;
+            }
+            if (cause instanceof PgException pg && (REFUSED_STATES.contains(pg.getSqlState())
+                    || String.valueOf(pg.getSqlState()).startsWith("08"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * An infrastructure fault that will pass: the database is unreachable, restarting, overloaded, or
+     * the transaction lost a race (serialization failure, deadlock) or ran out of time. Whether the
+     * work ran is not known in every case; see {@link #surelyNotExecuted}.
+     */
+    public static boolean isTransient(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = next(cause)) {
+            if (surelyNotExecuted(cause) || cause instanceof TimeoutException
+                    || cause instanceof org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException
+                    || cause instanceof io.vertx.sqlclient.ClosedConnectionException) {
+                return true;
+            }
+            if (cause instanceof PgException pg && (TRANSIENT_STATES.contains(pg.getSqlState())
+                    || String.valueOf(pg.getSqlState()).startsWith("08"))) {
+                return true;
+            }
+            if (cause instanceof io.vertx.core.VertxException && lostConnection(cause.getMessage())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The pool waited its acquire timeout for a free connection (Vert.x says only "Timeout"). */
+    private static boolean poolExhausted(Throwable cause) {
+        String name = cause.getClass().getSimpleName();
+        return name.equals("ConnectionPoolTooBusyException")
+                || (name.equals("NoStackTraceTimeoutException") || name.equals("NoStackTraceThrowable"))
+                && "Timeout".equals(cause.getMessage());
+    }
+
+    private static boolean lostConnection(String message) {
+        return message != null && (message.contains("Connection refused") || message.contains("closed")
+                || message.contains("Connection reset") || message.contains("not active"));
+    }
+
+    private static Throwable next(Throwable cause) {
+        return cause.getCause() == cause ? null : cause.getCause();
+    }
+}

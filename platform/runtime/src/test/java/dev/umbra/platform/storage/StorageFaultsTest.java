@@ -1,0 +1,44 @@
+package dev.umbra.platform.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vertx.pgclient.PgException;
+import java.net.ConnectException;
+import java.util.concurrent.CompletionException;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+import org.junit.jupiter.api.Test;
+
+class StorageFaultsTest {
+
+    @Test
+    void a_refused_connection_surely_did_not_run_even_when_wrapped() {
+        Throwable wrapped = new CompletionException(new IllegalStateException(new ConnectException("Connection refused")));
+        assertThat(StorageFaults.surelyNotExecuted(wrapped)).isTrue();
+        assertThat(StorageFaults.isTransient(wrapped)).isTrue();
+    }
+
+    @Test
+    void an_open_circuit_surely_did_not_run() {
+        assertThat(StorageFaults.surelyNotExecuted(new CircuitBreakerOpenException("open"))).isTrue();
+    }
+
+    @Test
+    void a_serialization_failure_is_transient_but_may_have_run() {
+        PgException conflict = new PgException("could not serialize access", "ERROR", "40001", null);
+        assertThat(StorageFaults.isTransient(conflict)).isTrue();
+        assertThat(StorageFaults.surelyNotExecuted(conflict)).isFalse();
+    }
+
+    @Test
+    void a_server_starting_up_refuses_before_running_anything() {
+        assertThat(StorageFaults.surelyNotExecuted(new PgException("the database system is starting up", "FATAL", "57P03", null)))
+                .isTrue();
+    }
+
+    @Test
+    void a_constraint_violation_or_a_bug_is_not_transient() {
+        assertThat(StorageFaults.isTransient(new PgException("duplicate key", "ERROR", "23505", null))).isFalse();
+        assertThat(StorageFaults.isTransient(new IllegalArgumentException("unknown plan"))).isFalse();
+        assertThat(StorageFaults.isTransient(new NullPointerException())).isFalse();
+    }
+}
