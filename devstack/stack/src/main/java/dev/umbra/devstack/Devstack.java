@@ -132,6 +132,7 @@ public final class Devstack implements AutoCloseable {
         config.put("kafka.bootstrap.servers", kafka.bootstrapServers());
         config.put("mp.jwt.verify.publickey.location", jwt.publicKeyFile().toUri().toString());
         config.put("mp.jwt.verify.issuer", JwtKeys.ISSUER);
+        config.put("mp.jwt.verify.audiences", JwtKeys.AUDIENCE);
         config.put("umbra.discord.url", discord.url());
         config.put("umbra.discord.bot-token", discord.botToken());
         return config;

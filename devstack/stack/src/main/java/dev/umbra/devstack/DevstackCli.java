@@ -1,7 +1,6 @@
 package dev.umbra.devstack;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -52,8 +51,10 @@ public final class DevstackCli {
                         service.url(), service.url());
             }
         }
-        System.out.printf("  bot token      %s%n", stack.jwt().mint("discord-bot", List.of("bot"), Duration.ofHours(12)));
-        System.out.printf("  admin token    %s%n", stack.jwt().mint("local-admin", List.of("admin"), Duration.ofHours(12)));
+        System.out.printf("  bot token      %s%n", stack.jwt().mint("discord-bot", List.of("bot"), JwtKeys.MAX_LIFETIME));
+        System.out.printf("  admin token    %s%n", stack.jwt().mint("local-admin", List.of("admin"), JwtKeys.MAX_LIFETIME));
+        System.out.printf("  (the tokens expire in %d minutes: services accept none that lives longer)%n",
+                JwtKeys.MAX_LIFETIME.toMinutes());
         System.out.println("Ctrl-C stops everything and deletes its data.");
         stopped.await();
     }

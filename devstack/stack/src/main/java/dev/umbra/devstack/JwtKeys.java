@@ -23,6 +23,13 @@ import java.util.stream.Collectors;
 public final class JwtKeys {
 
     public static final String ISSUER = "https://umbra.dev/devstack";
+    /** The {@code aud} every Umbra service expects: a token minted for another audience is refused. */
+    public static final String AUDIENCE = "umbra-api";
+    /**
+     * The longest lifetime a service accepts ({@code smallrye.jwt.time-to-live}). A bot token can
+     * open a session for any user, so none may live long; the bot fetches a fresh one instead.
+     */
+    public static final Duration MAX_LIFETIME = Duration.ofHours(1);
 
     private final KeyPair keyPair;
     private final Path publicKeyFile;
@@ -56,10 +63,16 @@ public final class JwtKeys {
     /** An RS256 token for {@code subject} with the given roles (the {@code groups} claim), valid for {@code ttl}. */
     public String mint(String subject, List<String> roles, Duration ttl) {
         Instant now = Instant.now();
+        return mint(subject, roles, AUDIENCE, now, now.plus(ttl));
+    }
+
+    /** A token with every time and the audience chosen (null: no {@code aud} claim), to test how services refuse bad ones. */
+    public String mint(String subject, List<String> roles, String audience, Instant issuedAt, Instant expiresAt) {
         String header = "{\"alg\":\"RS256\",\"typ\":\"JWT\"}";
         String claims = "{\"iss\":\"" + ISSUER + "\",\"sub\":\"" + subject + "\",\"upn\":\"" + subject + "\""
+                + (audience == null ? "" : ",\"aud\":\"" + audience + "\"")
                 + ",\"groups\":[" + roles.stream().map(r -> "\"" + r + "\"").collect(Collectors.joining(",")) + "]"
-                + ",\"iat\":" + now.getEpochSecond() + ",\"exp\":" + now.plus(ttl).getEpochSecond()
+                + ",\"iat\":" + issuedAt.getEpochSecond() + ",\"exp\":" + expiresAt.getEpochSecond()
                 + ",\"jti\":\"" + UUID.randomUUID() + "\"}";
         String signingInput = base64Url(header) + "." + base64Url(claims);
         try {

@@ -1,7 +1,8 @@
 package dev.umbra.licensing.entitlement;
 
+import dev.umbra.events.plan.Entitlements;
+import dev.umbra.events.plan.Plan;
 import dev.umbra.licensing.license.LicenseStatus;
-import dev.umbra.licensing.license.Plan;
 
 /**
  * @param plan           the license's plan

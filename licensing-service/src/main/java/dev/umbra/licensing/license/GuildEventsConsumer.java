@@ -3,6 +3,7 @@ package dev.umbra.licensing.license;
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.events.guild.GuildOwnerChanged;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
@@ -19,10 +20,12 @@ public class GuildEventsConsumer {
     private final Inbox inbox;
     private final EventHandlers handlers;
 
-    public GuildEventsConsumer(Inbox inbox, LicenseService licenses) {
+    public GuildEventsConsumer(Inbox inbox, LicenseService licenses, GuildOwners owners) {
         this.inbox = inbox;
         this.handlers = EventHandlers.builder()
-                .on(BotInstalled.class, licenses::onBotInstalled)
+                .on(BotInstalled.class, (event, envelope) -> licenses.onBotInstalled(event, envelope)
+                        .chain(() -> owners.onBotInstalled(event, envelope)))
+                .on(GuildOwnerChanged.class, owners::onOwnerChanged)
                 .on(BotKicked.class, licenses::onBotKicked)
                 .on(GuildDeleted.class, licenses::onGuildDeleted)
                 .build();

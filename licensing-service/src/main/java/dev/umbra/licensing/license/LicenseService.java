@@ -11,6 +11,7 @@ import dev.umbra.events.billing.SubscriptionSuspended;
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.events.plan.Plan;
 import dev.umbra.platform.inbox.RejectedEventException;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.web.ProblemException;
@@ -50,7 +51,7 @@ public class LicenseService {
     }
 
     Uni<Void> onSubscriptionStarted(SubscriptionStarted event, EventEnvelope envelope) {
-        Plan plan = Plan.ofCode(event.planCode());
+        Plan plan = known(event.planCode());
         return rememberGuildOf(event)
                 .chain(() -> change(event.guildId(), license -> LicenseRules.subscriptionStarted(license, event.guildId(),
                         event.subscriptionId(), plan, event.periodEnd(), envelope.occurredAt())));
@@ -72,13 +73,13 @@ public class LicenseService {
     }
 
     Uni<Void> onPlanUpgraded(PlanUpgraded event, EventEnvelope envelope) {
-        Plan plan = Plan.ofCode(event.newPlan());
+        Plan plan = known(event.newPlan());
         return changeForSubscription(event.subscriptionId(), license ->
                 LicenseRules.planUpgraded(license, event.subscriptionId(), plan, envelope.occurredAt()));
     }
 
     Uni<Void> onPlanDowngraded(PlanDowngraded event, EventEnvelope envelope) {
-        Plan plan = Plan.ofCode(event.newPlan());
+        Plan plan = known(event.newPlan());
         return changeForSubscription(event.subscriptionId(), license -> LicenseRules.planDowngraded(license,
                 event.subscriptionId(), plan, event.effectiveAt(), envelope.occurredAt(), clock.instant()));
     }
@@ -131,6 +132,11 @@ public class LicenseService {
             link.startedAt = clock.instant();
             return link.persist().replaceWithVoid();
         });
+    }
+
+    /** An unknown plan code can never be applied, so the event is rejected. */
+    static Plan known(String planCode) {
+        return Plan.ofCode(planCode).orElseThrow(() -> new RejectedEventException("unknown plan code " + planCode));
     }
 
     private Uni<Void> publish(List<DomainEvent> events) {

@@ -9,6 +9,7 @@ import dev.umbra.events.licensing.LicenseDowngraded;
 import dev.umbra.events.licensing.LicenseExtended;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.licensing.LicenseSuspended;
+import dev.umbra.events.plan.Plan;
 import dev.umbra.platform.inbox.RejectedEventException;
 import java.time.Duration;
 import java.time.Instant;
@@ -177,6 +178,6 @@ class LicenseRulesTest {
 
     @Test
     void anUnknownPlanCodeIsRejected() {
-        assertThatThrownBy(() -> Plan.ofCode("ULTRA")).isInstanceOf(RejectedEventException.class);
+        assertThatThrownBy(() -> LicenseService.known("ULTRA")).isInstanceOf(RejectedEventException.class);
     }
 }

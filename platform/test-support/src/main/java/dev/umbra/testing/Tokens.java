@@ -1,11 +1,17 @@
 package dev.umbra.testing;
 
 import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.JwtKeys;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
 import java.util.List;
 
-/** Bearer tokens signed with devstack's key. */
+/** Bearer tokens signed with devstack's key, and the bad ones a service must refuse. */
 public final class Tokens {
+
+    private static final Duration LIFETIME = Duration.ofMinutes(10);
 
     private Tokens() {
     }
@@ -23,6 +29,34 @@ public final class Tokens {
     }
 
     public static String mint(String subject, String... roles) {
-        return Devstack.shared().jwt().mint(subject, List.of(roles), Duration.ofMinutes(30));
+        return Devstack.shared().jwt().mint(subject, List.of(roles), LIFETIME);
+    }
+
+    /** A bot token whose lifetime ended a minute ago. */
+    public static String expiredBot() {
+        Instant now = Instant.now();
+        return Devstack.shared().jwt().mint("discord-bot", List.of("bot"), JwtKeys.AUDIENCE, now.minus(LIFETIME), now.minusSeconds(60));
+    }
+
+    /** A well-signed bot token for {@code audience} (null: no audience at all). */
+    public static String botFor(String audience) {
+        Instant now = Instant.now();
+        return Devstack.shared().jwt().mint("discord-bot", List.of("bot"), audience, now, now.plus(LIFETIME));
+    }
+
+    /** A bot token that lives longer than a service accepts. */
+    public static String longLivedBot() {
+        Instant now = Instant.now();
+        return Devstack.shared().jwt().mint("discord-bot", List.of("bot"), JwtKeys.AUDIENCE, now,
+                now.plus(JwtKeys.MAX_LIFETIME).plus(LIFETIME));
+    }
+
+    /** A bot token whose signature does not match its content: its claims were changed after signing. */
+    public static String forgedBot() {
+        String[] parts = bot().split("\\.");
+        String claims = new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8)
+                .replace("\"discord-bot\"", "\"someone-else\"");
+        return parts[0] + "." + Base64.getUrlEncoder().withoutPadding()
+                .encodeToString(claims.getBytes(StandardCharsets.UTF_8)) + "." + parts[2];
     }
 }

@@ -1,0 +1,71 @@
+package dev.umbra.licensing.license;
+
+import dev.umbra.events.EventEnvelope;
+import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.GuildOwnerChanged;
+import dev.umbra.platform.web.ProblemException;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.quarkus.hibernate.reactive.panache.common.WithSession;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Objects;
+
+/**
+ * Who owns each guild, learned from guild events (table {@code guild_owner}): the new owner of the
+ * latest GuildOwnerChanged, else the installer of the earliest BotInstalled (guild-service makes the
+ * first installer the owner and keeps the owner on a reinstall). Both rules compare the events'
+ * occurred_at, so a replayed or late event cannot roll the owner back and the same events give the
+ * same owner in any order. Two owner changes at the very same instant keep the one applied last.
+ */
+@ApplicationScoped
+public class GuildOwners {
+
+    private static final String INSTALLED = """
+            insert into guild_owner (guild_id, first_installer_id, first_installed_at) values (:guildId, :installer, :at)
+            on conflict (guild_id) do update
+                set first_installer_id = excluded.first_installer_id, first_installed_at = excluded.first_installed_at
+                where guild_owner.first_installed_at is null or excluded.first_installed_at < guild_owner.first_installed_at""";
+    private static final String OWNER_CHANGED = """
+            insert into guild_owner (guild_id, changed_owner_id, owner_changed_at) values (:guildId, :owner, :at)
+            on conflict (guild_id) do update
+                set changed_owner_id = excluded.changed_owner_id, owner_changed_at = excluded.owner_changed_at
+                where guild_owner.owner_changed_at is null or excluded.owner_changed_at >= guild_owner.owner_changed_at""";
+    private static final String OWNER = """
+            select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = :guildId""";
+
+    Uni<Void> onBotInstalled(BotInstalled event, EventEnvelope envelope) {
+        if (event.installerUserId() == null) {
+            return Uni.createFrom().voidItem();
+        }
+        return Panache.getSession().chain(session -> session.createNativeQuery(INSTALLED)
+                .setParameter("guildId", event.guildId())
+                .setParameter("installer", event.installerUserId())
+                .setParameter("at", envelope.occurredAt())
+                .executeUpdate()).replaceWithVoid();
+    }
+
+    Uni<Void> onOwnerChanged(GuildOwnerChanged event, EventEnvelope envelope) {
+        if (event.newOwnerId() == null) {
+            return Uni.createFrom().voidItem();
+        }
+        return Panache.getSession().chain(session -> session.createNativeQuery(OWNER_CHANGED)
+                .setParameter("guildId", event.guildId())
+                .setParameter("owner", event.newOwnerId())
+                .setParameter("at", envelope.occurredAt())
+                .executeUpdate()).replaceWithVoid();
+    }
+
+    /** Fails with 403 unless {@code discordUserId} owns the guild; an unknown guild is nobody's. */
+    @WithSession
+    public Uni<Void> requireOwner(String guildId, String discordUserId) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(OWNER, String.class)
+                        .setParameter("guildId", guildId)
+                        .getResultList())
+                .map(owners -> {
+                    if (owners.isEmpty() || !Objects.equals(owners.get(0), discordUserId)) {
+                        throw new ProblemException(403, "Forbidden", "a user reads only the licenses of guilds they own");
+                    }
+                    return null;
+                });
+    }
+}
