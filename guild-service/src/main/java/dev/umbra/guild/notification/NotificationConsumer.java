@@ -6,6 +6,7 @@ import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
 import dev.umbra.events.billing.SubscriptionCanceled;
 import dev.umbra.events.billing.SubscriptionStarted;
+import dev.umbra.events.licensing.LicenseCanceled;
 import dev.umbra.events.licensing.LicenseDowngraded;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.licensing.LicenseSuspended;
@@ -14,6 +15,7 @@ import dev.umbra.events.recovery.AntiNukeTriggered;
 import dev.umbra.events.recovery.RestoreCompleted;
 import dev.umbra.events.recovery.RestoreFailed;
 import dev.umbra.events.recovery.RestoreStarted;
+import dev.umbra.guild.webjoin.GuildPlans;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
@@ -30,7 +32,7 @@ public class NotificationConsumer {
     private final Inbox inbox;
     private final EventHandlers handlers;
 
-    public NotificationConsumer(Inbox inbox, Notifications notifications) {
+    public NotificationConsumer(Inbox inbox, Notifications notifications, GuildPlans plans) {
         this.inbox = inbox;
         this.handlers = EventHandlers.builder()
                 .on(SubscriptionStarted.class, (event, envelope) -> notifications.introduce(envelope, event.guildId(), true))
@@ -39,9 +41,13 @@ public class NotificationConsumer {
                 .on(SubscriptionCanceled.class, notifications::notifyOwnerOf)
                 .on(PlanUpgraded.class, notifications::notifyOwnerOf)
                 .on(PlanDowngraded.class, notifications::notifyOwnerOf)
-                .on(LicenseGranted.class, (event, envelope) -> notifications.introduce(envelope, event.guildId(), false))
-                .on(LicenseDowngraded.class, notifications::notifyOwnerOf)
-                .on(LicenseSuspended.class, notifications::notifyOwnerOf)
+                .on(LicenseGranted.class, (event, envelope) -> notifications.introduce(envelope, event.guildId(), false)
+                        .chain(() -> plans.onGranted(event, envelope)))
+                .on(LicenseDowngraded.class, (event, envelope) -> plans.onDowngraded(event, envelope)
+                        .chain(() -> notifications.notifyOwnerOf(event, envelope)))
+                .on(LicenseSuspended.class, (event, envelope) -> plans.onSuspended(event, envelope)
+                        .chain(() -> notifications.notifyOwnerOf(event, envelope)))
+                .on(LicenseCanceled.class, plans::onCanceled)
                 .on(RestoreStarted.class, (event, envelope) -> notifications.introduce(envelope, event.guildId(), true))
                 .on(RestoreCompleted.class, notifications::notifyOwnerOf)
                 .on(RestoreFailed.class, notifications::notifyOwnerOf)

@@ -19,10 +19,12 @@ public class WebJoinService {
 
     private final OutboxWriter outbox;
     private final Clock clock;
+    private final GuildPlans plans;
 
-    public WebJoinService(OutboxWriter outbox, Clock clock) {
+    public WebJoinService(OutboxWriter outbox, Clock clock, GuildPlans plans) {
         this.outbox = outbox;
         this.clock = clock;
+        this.plans = plans;
     }
 
     /** Gives the guild the slug (replacing its old one). Only the guild's owner may; a slug is one guild's. */
@@ -38,7 +40,7 @@ public class WebJoinService {
             if (guild.status != GuildStatus.INSTALLED) {
                 return Uni.createFrom().failure(ProblemException.conflict("the bot is not installed in guild " + guildId));
             }
-            return WebJoinLink.<WebJoinLink>findById(slug).chain(taken -> {
+            return requireWebJoin(guildId).chain(() -> WebJoinLink.<WebJoinLink>findById(slug)).chain(taken -> {
                 if (taken != null && !taken.guildId.equals(guildId)) {
                     return Uni.createFrom().failure(ProblemException.conflict("the slug " + slug + " is taken"));
                 }
@@ -66,12 +68,22 @@ public class WebJoinService {
                 if (guild.status != GuildStatus.INSTALLED) {
                     return Uni.createFrom().failure(ProblemException.conflict("guild " + guild.guildId + " does not take members now"));
                 }
-                return Member.<Member>find("guildId = ?1 and discordUserId = ?2", guild.guildId, discordUserId).firstResult()
+                return requireWebJoin(guild.guildId)
+                        .chain(() -> Member.<Member>find("guildId = ?1 and discordUserId = ?2", guild.guildId, discordUserId).<Member>firstResult())
                         .chain(existing -> existing != null
                                 ? Uni.createFrom().item(new Joined(existing, false))
                                 : newMember(guild.guildId, slug, discordUserId));
             });
         });
+    }
+
+    /** The guild's plan must include web-join (licensing's word, kept locally from its events). */
+    private Uni<Void> requireWebJoin(String guildId) {
+        return plans.entitlementsOf(guildId).invoke(entitlements -> {
+            if (!entitlements.webJoin()) {
+                throw new ProblemException(403, "Forbidden", "the plan of guild " + guildId + " does not include web-join");
+            }
+        }).replaceWithVoid();
     }
 
     private Uni<Joined> newMember(String guildId, String slug, String discordUserId) {
