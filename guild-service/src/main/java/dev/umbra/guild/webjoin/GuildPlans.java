@@ -22,8 +22,9 @@ import java.util.UUID;
  * can bring an old event back late. So plan and status each keep the occurred_at of the event that
  * set them, an older event never overwrites a newer one (an equal one does: it came later from the
  * same partition, as a LicenseSuspended written in the same transaction after a LicenseGranted), and
- * CANCELED is final. LicenseGranted alone names the guild; events before it are kept by license and
- * take effect once it arrives. LicenseExtended changes no allowance and is not read.
+ * CANCELED is final. LicenseGranted alone names the guild (an event of a license whose grant was
+ * never applied is rejected by the notification handler that shares its transaction, so it goes to
+ * the dead-letter topic). LicenseExtended changes no allowance and is not read.
  */
 @ApplicationScoped
 public class GuildPlans {

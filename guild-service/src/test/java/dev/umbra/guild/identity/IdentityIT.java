@@ -123,6 +123,21 @@ class IdentityIT {
         assertThat(DB.count("select count(*) from app_user where discord_user_id = 'nope'")).isZero();
     }
 
+    /** A bot token can open a session for any user (the bot is the identity broker); a user's token never can, not even its own. */
+    @Test
+    void aUserTokenCanNeverMintASession() {
+        String discordId = Snowflakes.random();
+        String userId = register(discordId).then().statusCode(201).extract().path("userId");
+        given().auth().oauth2(Tokens.user(discordId)).when().post("/users/{id}/sessions", userId)
+                .then().statusCode(403).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.user(Snowflakes.random())).when().post("/users/{id}/sessions", userId)
+                .then().statusCode(403).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.admin()).when().post("/users/{id}/sessions", userId)
+                .then().statusCode(403).contentType("application/problem+json");
+        given().when().post("/users/{id}/sessions", userId).then().statusCode(401).contentType("application/problem+json");
+        assertThat(DB.count("select count(*) from user_session where user_id = ?::uuid", userId)).isZero();
+    }
+
     private static io.restassured.response.Response register(String discordId) {
         return given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"discordUserId\":\"" + discordId + "\"}")
                 .when().post("/users");

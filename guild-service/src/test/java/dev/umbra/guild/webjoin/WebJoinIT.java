@@ -2,15 +2,21 @@ package dev.umbra.guild.webjoin;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
 import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
+import dev.umbra.events.licensing.LicenseCanceled;
+import dev.umbra.events.licensing.LicenseDowngraded;
+import dev.umbra.events.licensing.LicenseGranted;
+import dev.umbra.events.licensing.LicenseSuspended;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
@@ -19,6 +25,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +39,7 @@ class WebJoinIT {
 
     private String guildId;
     private String owner;
+    private UUID licenseId;
 
     @BeforeEach
     void installAGuild() {
@@ -39,6 +48,65 @@ class WebJoinIT {
         owner = Snowflakes.random();
         given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + owner + "\"}")
                 .when().post("/guilds/{id}/installation", guildId).then().statusCode(201);
+        licenseId = UUID.randomUUID();
+        OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PRO"), Instant.now());
+        awaitPlan("PRO", "ACTIVE");
+    }
+
+    @Test
+    void aGuildWhosePlanHasNoWebJoinNeitherPublishesALinkNorTakesMembers() {
+        String slug = slug();
+        claim(owner, slug).then().statusCode(200);
+        OutboxRecords.publish(new LicenseDowngraded(licenseId, "PRO", "FREE"), Instant.now());
+        awaitPlan("FREE", "ACTIVE");
+
+        String visitor = Snowflakes.random();
+        join(visitor, slug).then().statusCode(403).contentType("application/problem+json");
+        claim(owner, slug()).then().statusCode(403).contentType("application/problem+json");
+        assertThat(DB.count("select count(*) from member where discord_user_id = ?", visitor)).isZero();
+
+        String freeGuild = Snowflakes.random();
+        given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + owner + "\"}")
+                .when().post("/guilds/{id}/installation", freeGuild).then().statusCode(201);
+        given().auth().oauth2(Tokens.user(owner)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug() + "\"}")
+                .when().put("/guilds/{id}/web-join", freeGuild).then().statusCode(403).contentType("application/problem+json");
+        assertThat(DB.count("select count(*) from web_join_link where guild_id = ?", freeGuild)).isZero();
+    }
+
+    @Test
+    void aSuspendedLicenseClosesTheLinkAndAGrantReopensIt() {
+        String slug = slug();
+        claim(owner, slug).then().statusCode(200);
+        OutboxRecords.publish(new LicenseSuspended(licenseId, "BOT_KICKED"), Instant.now());
+        awaitPlan("PRO", "SUSPENDED");
+        join(Snowflakes.random(), slug).then().statusCode(403);
+
+        OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PREMIUM"), Instant.now());
+        awaitPlan("PREMIUM", "ACTIVE");
+        join(Snowflakes.random(), slug).then().statusCode(201);
+    }
+
+    /** A replay from a dead-letter topic brings old events back late: they never overwrite newer ones, and a cancellation is final. */
+    @Test
+    void thePlanConvergesWhateverOrderTheEventsComeIn() {
+        Instant granted = Instant.now().minusSeconds(60);
+        OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PREMIUM"), granted.plusSeconds(10));
+        OutboxRecords.publish(new LicenseDowngraded(licenseId, "PREMIUM", "FREE"), granted.plusSeconds(20));
+        OutboxRecords.publish(new LicenseSuspended(licenseId, "PAYMENT_FAILED"), granted.plusSeconds(30));
+        OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PREMIUM"), granted.plusSeconds(10));
+        OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PRO"), granted);
+        awaitPlan("FREE", "SUSPENDED");
+
+        Instant canceled = Instant.now();
+        OutboxRecords.publish(new LicenseCanceled(licenseId), canceled);
+        OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PREMIUM"), canceled.plusSeconds(1));
+        awaitPlan("PREMIUM", "CANCELED");
+        claim(owner, slug()).then().statusCode(403);
+    }
+
+    private void awaitPlan(String plan, String status) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> DB.count(
+                "select count(*) from guild_plan where guild_id = ? and plan = ? and status = ?", guildId, plan, status) == 1);
     }
 
     @Test

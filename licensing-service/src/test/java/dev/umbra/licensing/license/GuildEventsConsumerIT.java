@@ -9,7 +9,6 @@ import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.events.guild.BotInstalled;
-import dev.umbra.events.guild.GuildOwnerChanged;
 import dev.umbra.platform.inbox.DeadLetters;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
@@ -96,7 +95,9 @@ class GuildEventsConsumerIT {
     @Test
     void eventsWithoutAHandlerAreSkipped() {
         String guildId = Snowflakes.random();
-        UUID ownerChangeId = OutboxRecords.publish(new GuildOwnerChanged(guildId, "1", "2"), Instant.now());
+        UUID ownerChangeId = UUID.randomUUID();
+        KafkaProbe.produce(GUILD_TOPIC, guildId, ("{\"guild_id\":\"" + guildId + "\",\"name\":\"renamed\"}").getBytes(StandardCharsets.UTF_8),
+                headers(ownerChangeId, "GuildRenamed"));
         UUID marker = UUID.randomUUID();
         produceBotInstalled(marker, guildId);
 

@@ -1,0 +1,135 @@
+package dev.umbra.licensing.license;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.GuildOwnerChanged;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.OutboxRecords;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.specification.RequestSpecification;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/** Who may read which license: refusals are problem+json; a user sees only guilds they own, as guild events say. */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
+class LicenseAccessIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Database DB = Database.of("licensing");
+
+    @Test
+    void everyUnacceptableTokenIsA401Problem() {
+        Map<String, RequestSpecification> refused = Map.of(
+                "no token", given(),
+                "expired", given().auth().oauth2(Tokens.expiredBot()),
+                "badly signed", given().auth().oauth2(Tokens.forgedBot()),
+                "no audience", given().auth().oauth2(Tokens.botFor(null)),
+                "another audience", given().auth().oauth2(Tokens.botFor("billing-portal")),
+                "lives too long", given().auth().oauth2(Tokens.longLivedBot()));
+        refused.forEach((why, request) -> request.when().get("/guilds/{id}/entitlements", Snowflakes.random())
+                .then().statusCode(401).contentType("application/problem+json").header("WWW-Authenticate", "Bearer")
+                .body("status", equalTo(401)));
+    }
+
+    @Test
+    void onlyTheBotReadsEntitlements() {
+        given().auth().oauth2(Tokens.user(Snowflakes.random())).when().get("/guilds/{id}/entitlements", Snowflakes.random())
+                .then().statusCode(403).contentType("application/problem+json").body("status", equalTo(403));
+        given().auth().oauth2(Tokens.admin()).when().get("/guilds/{id}/entitlements", Snowflakes.random())
+                .then().statusCode(403).contentType("application/problem+json");
+    }
+
+    @Test
+    void aUserReadsOnlyTheLicenseOfAGuildTheyOwn() {
+        String guildId = Snowflakes.random();
+        String owner = Snowflakes.random();
+        OutboxRecords.publish(new BotInstalled(guildId, owner), Instant.now());
+        await().atMost(TIMEOUT).untilAsserted(() -> readAs(Tokens.user(owner), guildId).then().statusCode(200)
+                .body("guildId", equalTo(guildId)));
+
+        readAs(Tokens.user(Snowflakes.random()), guildId).then().statusCode(403).contentType("application/problem+json");
+        readAs(Tokens.user(owner), Snowflakes.random()).then().statusCode(403).contentType("application/problem+json");
+        readAs(Tokens.admin(), guildId).then().statusCode(200);
+        readAs(Tokens.bot(), guildId).then().statusCode(200);
+
+        String newOwner = Snowflakes.random();
+        OutboxRecords.publish(new GuildOwnerChanged(guildId, owner, newOwner), Instant.now());
+        await().atMost(TIMEOUT).untilAsserted(() -> readAs(Tokens.user(newOwner), guildId).then().statusCode(200));
+        readAs(Tokens.user(owner), guildId).then().statusCode(403);
+    }
+
+    /**
+     * Events of one guild in any order (a late replay from a dead-letter topic): the owner is the latest
+     * change's, else the first installer; a reinstall by someone else changes nothing.
+     */
+    @Test
+    void theOwnerConvergesWhateverOrderTheEventsComeIn() {
+        String guildId = Snowflakes.random();
+        String installer = Snowflakes.random();
+        String owner = Snowflakes.random();
+        Instant installed = Instant.now().minusSeconds(60);
+        OutboxRecords.publish(new GuildOwnerChanged(guildId, installer, owner), installed.plusSeconds(10));
+        OutboxRecords.publish(new BotInstalled(guildId, Snowflakes.random()), installed.plusSeconds(20));
+        OutboxRecords.publish(new GuildOwnerChanged(guildId, "1", installer), installed.plusSeconds(5));
+        OutboxRecords.publish(new BotInstalled(guildId, installer), installed);
+        UUID marker = OutboxRecords.publish(new BotInstalled(guildId, Snowflakes.random()), installed.plusSeconds(30));
+        await().atMost(TIMEOUT).until(() -> DB.count("select count(*) from processed_event where event_id = ?", marker) == 1);
+
+        assertThat(DB.text("select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = ?", guildId))
+                .isEqualTo(owner);
+        readAs(Tokens.user(owner), guildId).then().statusCode(200);
+        readAs(Tokens.user(installer), guildId).then().statusCode(403);
+    }
+
+    /** Many guilds at once, across partitions: each ends with its own owner and nobody else's. */
+    @Test
+    void concurrentGuildsEachKeepTheirOwnOwner() throws Exception {
+        int guilds = 40;
+        List<String> ids = java.util.stream.IntStream.range(0, guilds).mapToObj(i -> Snowflakes.random()).toList();
+        List<String> owners = java.util.stream.IntStream.range(0, guilds).mapToObj(i -> Snowflakes.random()).toList();
+        ExecutorService producers = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> sent = new java.util.ArrayList<>();
+            for (int i = 0; i < guilds; i++) {
+                int g = i;
+                sent.add(producers.submit(() -> {
+                    Instant at = Instant.now();
+                    OutboxRecords.publish(new BotInstalled(ids.get(g), Snowflakes.random()), at);
+                    OutboxRecords.publish(new GuildOwnerChanged(ids.get(g), null, owners.get(g)), at.plusMillis(1));
+                }));
+            }
+            for (Future<?> future : sent) {
+                future.get();
+            }
+        } finally {
+            producers.shutdown();
+        }
+        await().atMost(TIMEOUT).until(() -> DB.count("select count(*) from guild_owner where guild_id = any(string_to_array(?, ','))"
+                + " and changed_owner_id is not null and first_installer_id is not null", String.join(",", ids)) == guilds);
+        for (int i = 0; i < guilds; i++) {
+            assertThat(DB.text("select changed_owner_id from guild_owner where guild_id = ?", ids.get(i))).isEqualTo(owners.get(i));
+        }
+        readAs(Tokens.user(owners.get(0)), ids.get(1)).then().statusCode(403);
+    }
+
+    private static io.restassured.response.Response readAs(String token, String guildId) {
+        return given().auth().oauth2(token).when().get("/guilds/{id}/license", guildId);
+    }
+}
