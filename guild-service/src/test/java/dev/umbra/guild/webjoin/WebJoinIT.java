@@ -89,7 +89,7 @@ class WebJoinIT {
     /** A replay from a dead-letter topic brings old events back late: they never overwrite newer ones, and a cancellation is final. */
     @Test
     void thePlanConvergesWhateverOrderTheEventsComeIn() {
-        Instant granted = Instant.now().minusSeconds(60);
+        Instant granted = Instant.now().plusSeconds(1);
         OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PREMIUM"), granted.plusSeconds(10));
         OutboxRecords.publish(new LicenseDowngraded(licenseId, "PREMIUM", "FREE"), granted.plusSeconds(20));
         OutboxRecords.publish(new LicenseSuspended(licenseId, "PAYMENT_FAILED"), granted.plusSeconds(30));
@@ -97,7 +97,7 @@ class WebJoinIT {
         OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PRO"), granted);
         awaitPlan("FREE", "SUSPENDED");
 
-        Instant canceled = Instant.now();
+        Instant canceled = granted.plusSeconds(60);
         OutboxRecords.publish(new LicenseCanceled(licenseId), canceled);
         OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PREMIUM"), canceled.plusSeconds(1));
         awaitPlan("PREMIUM", "CANCELED");
@@ -145,6 +145,9 @@ class WebJoinIT {
         String otherGuild = Snowflakes.random();
         given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + owner + "\"}")
                 .when().post("/guilds/{id}/installation", otherGuild).then().statusCode(201);
+        OutboxRecords.publish(new LicenseGranted(UUID.randomUUID(), otherGuild, "PRO"), Instant.now());
+        await().atMost(Duration.ofSeconds(30)).until(() -> DB.count(
+                "select count(*) from guild_plan where guild_id = ? and status = 'ACTIVE'", otherGuild) == 1);
         given().auth().oauth2(Tokens.user(owner)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug + "\"}")
                 .when().put("/guilds/{id}/web-join", otherGuild).then().statusCode(409).contentType("application/problem+json");
         assertThat(DB.count("select count(*) from web_join_link where guild_id = ?", otherGuild)).isZero();
