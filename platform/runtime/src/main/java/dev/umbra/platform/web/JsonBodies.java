@@ -14,7 +14,8 @@ public class JsonBodies {
 
     @ServerRequestFilter(preMatching = true)
     public Response requireJson(ContainerRequestContext request) {
-        if (!request.hasEntity()) {
+        boolean hasBody = request.getLength() > 0 || request.getHeaderString("Transfer-Encoding") != null;
+        if (!hasBody) {
             return null;
         }
         MediaType type = request.getMediaType();
