@@ -1,5 +1,6 @@
 package dev.umbra.guild.lifecycle;
 
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
@@ -19,6 +20,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 /** Calls of the Discord bot gateway about a guild's lifecycle. */
 @Path("/guilds/{guildId}")
 @RolesAllowed(Roles.BOT)
+@DatabaseGuard
 public class GuildResource {
 
     private final GuildService guilds;

@@ -1,5 +1,6 @@
 package dev.umbra.guild.notification;
 
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.ProblemException;
 import dev.umbra.platform.web.Roles;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
@@ -19,6 +20,7 @@ import java.util.UUID;
 /** For operators: the messages that could not be delivered, and a way to send one again. */
 @Path("/admin/notifications")
 @RolesAllowed(Roles.ADMIN)
+@DatabaseGuard
 public class NotificationAdminResource {
 
     public record MessageView(UUID outboxId, String eventType, String aggregateType, String aggregateId, String status,

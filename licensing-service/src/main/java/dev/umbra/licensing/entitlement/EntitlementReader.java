@@ -19,17 +19,25 @@ import java.util.Map;
 public class EntitlementReader {
 
     private final Pool pool;
-    private final Uni<Map<Plan, Entitlements>> catalogue;
+    /** Kept once read; a failed read is not kept, so the next request reads again. */
+    private volatile Map<Plan, Entitlements> catalogue;
 
     public EntitlementReader(Pool pool) {
         this.pool = pool;
-        this.catalogue = pool.query("select * from plan_entitlement").execute()
+    }
+
+    private Uni<Map<Plan, Entitlements>> catalogue() {
+        Map<Plan, Entitlements> known = catalogue;
+        if (known != null) {
+            return Uni.createFrom().item(known);
+        }
+        return pool.query("select * from plan_entitlement").execute()
                 .map(rows -> {
                     Map<Plan, Entitlements> byPlan = new EnumMap<>(Plan.class);
                     rows.forEach(row -> byPlan.put(Plan.valueOf(row.getString("plan")), entitlements(row)));
-                    return byPlan;
+                    return Map.copyOf(byPlan);
                 })
-                .memoize().indefinitely();
+                .invoke(read -> catalogue = read);
     }
 
     public Uni<GuildEntitlements> of(String guildId) {
@@ -42,7 +50,7 @@ public class EntitlementReader {
                     Plan plan = Plan.valueOf(row.getString("plan"));
                     LicenseStatus status = LicenseStatus.valueOf(row.getString("status"));
                     Plan entitled = status == LicenseStatus.ACTIVE ? plan : Plan.FREE;
-                    return catalogue.map(byPlan -> new GuildEntitlements(guildId, plan, status, entitled, byPlan.get(entitled)));
+                    return catalogue().map(byPlan -> new GuildEntitlements(guildId, plan, status, entitled, byPlan.get(entitled)));
                 });
     }
 

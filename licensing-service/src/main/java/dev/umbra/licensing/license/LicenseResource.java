@@ -1,5 +1,6 @@
 package dev.umbra.licensing.license;
 
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
@@ -9,6 +10,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 
 @Path("/guilds/{guildId}/license")
+@DatabaseGuard
 public class LicenseResource {
 
     private final LicenseService licenses;

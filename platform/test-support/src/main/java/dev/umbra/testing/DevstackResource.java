@@ -27,6 +27,10 @@ public class DevstackResource implements QuarkusTestResourceLifecycleManager {
         return stack.serviceConfig(database);
     }
 
+    protected String database() {
+        return database;
+    }
+
     @Override
     public void stop() {
         // the stack outlives this test class and stops with the JVM

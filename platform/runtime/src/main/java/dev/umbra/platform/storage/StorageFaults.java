@@ -1,5 +1,6 @@
 package dev.umbra.platform.storage;
 
+import io.smallrye.mutiny.CompositeException;
 import io.vertx.pgclient.PgException;
 import java.net.ConnectException;
 import java.util.Set;
@@ -38,7 +39,7 @@ public final class StorageFaults {
      * a guard refused the call. Retrying it cannot double its effect.
      */
     public static boolean surelyNotExecuted(Throwable error) {
-        for (Throwable cause = error; cause != null; cause = next(cause)) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
             if (cause instanceof ConnectException || cause instanceof CircuitBreakerOpenException
                     || cause instanceof BulkheadException || poolExhausted(cause)) {
                 return true;
@@ -57,7 +58,7 @@ public final class StorageFaults {
      * work ran is not known in every case; see {@link #surelyNotExecuted}.
      */
     public static boolean isTransient(Throwable error) {
-        for (Throwable cause = error; cause != null; cause = next(cause)) {
+        for (Throwable cause : chain(error)) {
             if (surelyNotExecuted(cause) || cause instanceof TimeoutException
                     || cause instanceof org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException
                     || cause instanceof io.vertx.sqlclient.ClosedConnectionException) {
@@ -87,7 +88,24 @@ public final class StorageFaults {
                 || message.contains("Connection reset") || message.contains("not active"));
     }
 
-    private static Throwable next(Throwable cause) {
-        return cause.getCause() == cause ? null : cause.getCause();
+    /** The causes of {@code error}, the failures inside a Mutiny CompositeException included (a failed rollback after a failed statement).
+     * Only {@link #isTransient} looks at them all: whether a statement ran is told by the first failure alone. */
+    private static java.util.List<Throwable> chain(Throwable error) {
+        java.util.List<Throwable> chain = new java.util.ArrayList<>();
+        java.util.Deque<Throwable> pending = new java.util.ArrayDeque<>(java.util.List.of(error));
+        while (!pending.isEmpty() && chain.size() < 32) {
+            Throwable cause = pending.pop();
+            if (chain.contains(cause)) {
+                continue;
+            }
+            chain.add(cause);
+            if (cause instanceof CompositeException composite) {
+                pending.addAll(composite.getCauses());
+            }
+            if (cause.getCause() != null) {
+                pending.add(cause.getCause());
+            }
+        }
+        return chain;
     }
 }
