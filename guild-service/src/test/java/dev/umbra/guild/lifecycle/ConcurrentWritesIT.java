@@ -118,6 +118,38 @@ class ConcurrentWritesIT {
         }
     }
 
+    @Test
+    void racingFirstInstallsOfOneGuildCreateItOnceAndAnswerTheOthersAsRepeats() throws Exception {
+        Devstack.shared().streamOutbox("guild", "guild");
+        for (int round = 0; round < 5; round++) {
+            String guildId = Snowflakes.random();
+            var start = new java.util.concurrent.CountDownLatch(1);
+            ExecutorService racers = Executors.newFixedThreadPool(8);
+            List<Future<Integer>> statuses = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                statuses.add(racers.submit(() -> {
+                    start.await();
+                    return send("POST", "/guilds/" + guildId + "/installation", install()).statusCode();
+                }));
+            }
+            start.countDown();
+            List<Integer> answered = new ArrayList<>();
+            for (Future<Integer> status : statuses) {
+                answered.add(status.get());
+            }
+            racers.shutdown();
+
+            assertThat(answered).as(guildId).containsOnly(200, 201).containsOnlyOnce(201);
+            assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isOne();
+            String marker = Snowflakes.onSamePartitionAs(guildId, 3);
+            assertThat(send("POST", "/guilds/" + marker + "/installation", install()).statusCode()).isEqualTo(201);
+            try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
+                topic.awaitRecord(r -> marker.equals(r.key()), Duration.ofSeconds(30));
+                assertThat(topic.seen()).filteredOn(r -> guildId.equals(r.key())).hasSize(1);
+            }
+        }
+    }
+
     /** One client: installs new guilds, kicks some of them, reads them, and races the others over the hot guilds' owner. */
     private void client(List<String> hot, Queue<Outcome> outcomes) {
         List<String> mine = new ArrayList<>();

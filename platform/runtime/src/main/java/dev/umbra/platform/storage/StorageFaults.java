@@ -44,8 +44,8 @@ public final class StorageFaults {
                     || cause instanceof BulkheadException || poolExhausted(cause)) {
                 return true;
             }
-            if (cause instanceof PgException pg && (REFUSED_STATES.contains(pg.getSqlState())
-                    || String.valueOf(pg.getSqlState()).startsWith("08"))) {
+            String state = sqlState(cause);
+            if (state != null && (REFUSED_STATES.contains(state) || state.startsWith("08"))) {
                 return true;
             }
         }
@@ -64,8 +64,8 @@ public final class StorageFaults {
                     || cause instanceof io.vertx.sqlclient.ClosedConnectionException) {
                 return true;
             }
-            if (cause instanceof PgException pg && (TRANSIENT_STATES.contains(pg.getSqlState())
-                    || String.valueOf(pg.getSqlState()).startsWith("08"))) {
+            String state = sqlState(cause);
+            if (state != null && (TRANSIENT_STATES.contains(state) || state.startsWith("08"))) {
                 return true;
             }
             if (cause instanceof io.vertx.core.VertxException && lostConnection(cause.getMessage())) {
@@ -73,6 +73,36 @@ public final class StorageFaults {
             }
         }
         return false;
+    }
+
+    /**
+     * The write lost a race with another one on the same rows: a unique key taken meanwhile, or an
+     * optimistic lock whose version moved. Nothing was written; an idempotent operation may simply
+     * run again and find the winner's result.
+     */
+    public static boolean lostRace(Throwable error) {
+        for (Throwable cause : chain(error)) {
+            if ("23505".equals(sqlState(cause))
+                    || cause instanceof org.hibernate.StaleStateException
+                    || cause instanceof jakarta.persistence.OptimisticLockException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The SQL state the server answered, as the pg client reports it or as Hibernate converted it. */
+    private static String sqlState(Throwable cause) {
+        if (cause instanceof PgException pg) {
+            return pg.getSqlState();
+        }
+        if (cause instanceof org.hibernate.JDBCException jdbc) {
+            return jdbc.getSQLState();
+        }
+        if (cause instanceof java.sql.SQLException sql) {
+            return sql.getSQLState();
+        }
+        return null;
     }
 
     /** The pool waited its acquire timeout for a free connection (Vert.x says only "Timeout"). */

@@ -5,7 +5,6 @@ import dev.umbra.platform.storage.DatabaseSettings;
 import dev.umbra.platform.storage.StorageFaults;
 import io.smallrye.mutiny.CompositeException;
 import io.vertx.pgclient.PgException;
-import jakarta.persistence.OptimisticLockException;
 import jakarta.persistence.PersistenceException;
 import jakarta.validation.ConstraintViolation;
 import jakarta.validation.ConstraintViolationException;
@@ -17,7 +16,6 @@ import java.util.List;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.hibernate.HibernateException;
-import org.hibernate.StaleStateException;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
@@ -29,7 +27,6 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
-    private static final String UNIQUE_VIOLATION = "23505";
 
     private final DatabaseSettings database;
 
@@ -73,12 +70,9 @@ public class ProblemMappers {
     @ServerExceptionMapper({CompositeException.class, HibernateException.class, PersistenceException.class, PgException.class, ConnectException.class,
             TimeoutException.class, io.vertx.core.VertxException.class})
     public Response storage(Exception e, UriInfo uri) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof PgException pg && UNIQUE_VIOLATION.equals(pg.getSqlState())
-                    || cause instanceof StaleStateException || cause instanceof OptimisticLockException) {
-                return Problem.response(409, "Conflict", "the resource changed or already exists; read it again",
-                        uri.getPath(), List.of());
-            }
+        if (StorageFaults.lostRace(e)) {
+            return Problem.response(409, "Conflict", "the resource changed or already exists; read it again",
+                    uri.getPath(), List.of());
         }
         if (StorageFaults.isTransient(e)) {
             LOG.warnf("database unavailable on %s: %s", uri.getPath(), e.toString());
