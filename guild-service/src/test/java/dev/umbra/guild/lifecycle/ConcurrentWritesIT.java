@@ -114,6 +114,10 @@ class ConcurrentWritesIT {
                     .collect(Collectors.groupingBy(ConcurrentWritesIT::newOwner, Collectors.counting()));
             assertThat(byNewOwner).isEqualTo(ownerChanges.stream().collect(Collectors.toMap(Outcome::detail, o -> 1L)));
             assertThat(lostRaces).allMatch(o -> !byNewOwner.containsKey(o.detail()));
+            // Each aggregate's events are numbered 1, 2, 3… in the order they committed, whatever the concurrency.
+            records.stream().collect(Collectors.groupingBy(ConsumerRecord::key)).forEach((guildId, ofGuild) ->
+                    assertThat(ofGuild.stream().map(r -> Long.parseLong(KafkaProbe.header(r, EventHeaders.SEQUENCE))).toList())
+                            .as(guildId).isEqualTo(java.util.stream.LongStream.rangeClosed(1, ofGuild.size()).boxed().toList()));
             assertThat(records).hasSize(expected + HOT_GUILDS);
         }
     }

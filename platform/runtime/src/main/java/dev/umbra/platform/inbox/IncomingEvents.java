@@ -35,12 +35,19 @@ final class IncomingEvents {
                     required(headers, EventHeaders.EVENT_TYPE),
                     Instant.parse(required(headers, EventHeaders.OCCURRED_AT)),
                     record.getTimestamp(),
+                    sequence(headers),
                     Integer.parseInt(required(headers, EventHeaders.SCHEMA_VERSION)),
                     optional(headers, EventHeaders.TRACE_PARENT),
                     EventCodec.parse(value));
         } catch (IllegalArgumentException | DateTimeParseException e) {
             throw new EventDecodingException("malformed envelope header: " + e.getMessage(), e);
         }
+    }
+
+    /** Records produced before the outbox assigned sequences carry none: 0, "unknown". */
+    private static long sequence(Headers headers) {
+        String sequence = optional(headers, EventHeaders.SEQUENCE);
+        return sequence == null ? 0 : Long.parseLong(sequence);
     }
 
     static String optional(Headers headers, String name) {

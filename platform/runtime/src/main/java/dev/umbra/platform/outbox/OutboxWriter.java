@@ -24,9 +24,20 @@ import org.hibernate.reactive.mutiny.Mutiny;
 @ApplicationScoped
 public class OutboxWriter {
 
+    // The aggregate's next sequence and the row in one statement; the upsert's row lock orders the
+    // writers of one aggregate, so sequences follow commit order within it.
     private static final String INSERT = """
-            insert into outbox_event (id, aggregatetype, aggregateid, type, "timestamp", payload, schema_version, tracingspancontext)
-            values (:id, :aggregateType, :aggregateId, :type, :occurredAt, cast(cast(:payload as text) as jsonb), :schemaVersion, :traceContext)""";
+            with next as (
+                insert into aggregate_sequence as s (aggregate_type, aggregate_id, last_sequence)
+                values (:aggregateType, :aggregateId, 1)
+                on conflict (aggregate_type, aggregate_id) do update set last_sequence = s.last_sequence + 1
+                returning last_sequence)
+            insert into outbox_event (id, aggregatetype, aggregateid, type, "timestamp", payload, schema_version,
+                                      tracingspancontext, sequence)
+            select :id, :aggregateType, :aggregateId, :type, :occurredAt, cast(cast(:payload as text) as jsonb),
+                   :schemaVersion, :traceContext, next.last_sequence
+            from next
+            returning sequence""";
     // The payload is bound as text and cast on the server: bound straight to a jsonb parameter, a Java
     // string would be encoded as a JSON string, not as the object it spells.
     private static final String DELETE = "delete from outbox_event where id = :id";
@@ -43,7 +54,7 @@ public class OutboxWriter {
 
     public Uni<EventEnvelope> publish(DomainEvent event, Instant occurredAt) {
         EventEnvelope envelope = EventEnvelope.wrap(event, occurredAt, TraceContext.current());
-        return inTransaction().chain(session -> write(session, envelope)).replaceWith(envelope);
+        return inTransaction().chain(session -> write(session, envelope));
     }
 
     /** Publishes the events in order, in the caller's transaction. */
@@ -53,12 +64,16 @@ public class OutboxWriter {
                 .map(event -> EventEnvelope.wrap(event, occurredAt, TraceContext.current()))
                 .toList();
         return inTransaction().chain(session -> {
-            Uni<Void> written = Uni.createFrom().voidItem();
+            Uni<List<EventEnvelope>> written = Uni.createFrom().item(List.of());
             for (EventEnvelope envelope : envelopes) {
-                written = written.chain(() -> write(session, envelope));
+                written = written.chain(done -> write(session, envelope).map(sequenced -> {
+                    List<EventEnvelope> more = new java.util.ArrayList<>(done);
+                    more.add(sequenced);
+                    return more;
+                }));
             }
             return written;
-        }).replaceWith(envelopes);
+        });
     }
 
     private static Uni<Mutiny.Session> inTransaction() {
@@ -68,8 +83,8 @@ public class OutboxWriter {
                 .chain(ignored -> Panache.getSession());
     }
 
-    private static Uni<Void> write(Mutiny.Session session, EventEnvelope envelope) {
-        return session.createNativeQuery(INSERT)
+    private static Uni<EventEnvelope> write(Mutiny.Session session, EventEnvelope envelope) {
+        return session.createNativeQuery(INSERT, Long.class)
                 .setParameter("id", envelope.eventId())
                 .setParameter("aggregateType", envelope.aggregateType())
                 .setParameter("aggregateId", envelope.aggregateId())
@@ -78,8 +93,8 @@ public class OutboxWriter {
                 .setParameter("payload", envelope.payload().toString())
                 .setParameter("schemaVersion", envelope.schemaVersion())
                 .setParameter("traceContext", envelope.traceContext())
-                .executeUpdate()
-                .chain(() -> session.createNativeQuery(DELETE).setParameter("id", envelope.eventId()).executeUpdate())
-                .replaceWithVoid();
+                .getSingleResult()
+                .call(() -> session.createNativeQuery(DELETE).setParameter("id", envelope.eventId()).executeUpdate())
+                .map(envelope::withSequence);
     }
 }
