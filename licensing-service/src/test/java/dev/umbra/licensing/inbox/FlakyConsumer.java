@@ -13,7 +13,9 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * A consumer whose handler fails as many times as the kicked guild's id ends in (…02 fails twice),
- * so that tests can watch the inbox retry and, past its last attempt, dead-letter.
+ * so that tests can watch the inbox retry and, past its last attempt, dead-letter. An id starting
+ * with 7 fails like a database that refuses connections (a transient fault), one starting with 8
+ * hangs on its first attempt.
  */
 @ApplicationScoped
 public class FlakyConsumer {
@@ -29,9 +31,15 @@ public class FlakyConsumer {
         this.handlers = EventHandlers.builder().on(BotKicked.class, (event, envelope) -> {
             int attempt = attempts.computeIfAbsent(event.guildId(), id -> new AtomicInteger()).incrementAndGet();
             int failures = Integer.parseInt(event.guildId().substring(event.guildId().length() - 2));
-            return attempt <= failures
-                    ? Uni.createFrom().failure(new IllegalStateException("attempt " + attempt + " fails"))
-                    : Uni.createFrom().voidItem();
+            if (event.guildId().startsWith("8") && attempt == 1) {
+                return Uni.createFrom().nothing();
+            }
+            if (attempt > failures) {
+                return Uni.createFrom().voidItem();
+            }
+            return Uni.createFrom().failure(event.guildId().startsWith("7")
+                    ? new java.net.ConnectException("Connection refused")
+                    : new IllegalStateException("attempt " + attempt + " fails"));
         }).build();
     }
 

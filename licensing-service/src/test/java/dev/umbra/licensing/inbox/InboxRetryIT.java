@@ -38,7 +38,8 @@ class InboxRetryIT {
                     "mp.messaging.incoming.flaky-events.group.id", "flaky",
                     "umbra.inbox.max-attempts", "4",
                     "umbra.inbox.initial-backoff", "PT0.05S",
-                    "umbra.inbox.max-backoff", "PT0.2S");
+                    "umbra.inbox.max-backoff", "PT0.2S",
+                    "umbra.inbox.attempt-timeout", "PT6S");
         }
     }
 
@@ -73,6 +74,37 @@ class InboxRetryIT {
                 DB.count("select count(*) from processed_event where consumer = 'flaky' and event_id = ?", fineId) == 1);
         assertThat(consumer.attemptsFor(hopeless)).isEqualTo(4);
         assertThat(DB.count("select count(*) from processed_event where event_id = ?", hopelessId)).isZero();
+    }
+
+    @Test
+    void aTransientFaultIsRetriedPastTheAttemptLimitAndNeverDeadLettered() {
+        String refused = "7234567890123456" + "12";
+        UUID refusedId = produce(refused);
+        String behind = sharingPartitionWith(refused, "00");
+        UUID behindId = produce(behind);
+
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                DB.count("select count(*) from processed_event where consumer = 'flaky' and event_id = ?", refusedId) == 1);
+        assertThat(consumer.attemptsFor(refused)).isEqualTo(13);
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                DB.count("select count(*) from processed_event where consumer = 'flaky' and event_id = ?", behindId) == 1);
+        try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(FlakyConsumer.TOPIC))) {
+            assertThat(deadLetters.seen()).noneMatch(r -> refusedId.toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)));
+        }
+    }
+
+    @Test
+    void aHungAttemptTimesOutIsRetriedAndTheRecordsBehindItFollow() {
+        String hung = "8234567890123456" + "00";
+        UUID hungId = produce(hung);
+        await().atMost(Duration.ofSeconds(30)).until(() -> consumer.attemptsFor(hung) == 1);
+        String behind = sharingPartitionWith(hung, "00");
+        UUID behindId = produce(behind);
+
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                DB.count("select count(*) from processed_event where consumer = 'flaky' and event_id = ?", behindId) == 1);
+        assertThat(DB.count("select count(*) from processed_event where consumer = 'flaky' and event_id = ?", hungId)).isOne();
+        assertThat(consumer.attemptsFor(hung)).isEqualTo(2);
     }
 
     /** A guild id that fails as often as {@code suffix} says and is read after {@code guildId} (same partition). */

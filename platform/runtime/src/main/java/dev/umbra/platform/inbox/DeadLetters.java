@@ -40,8 +40,11 @@ public class DeadLetters {
     private final String bootstrapServers;
     private volatile KafkaProducer<String, byte[]> producer;
 
-    public DeadLetters(@ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers) {
+    private final Duration sendTimeout;
+
+    public DeadLetters(@ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers, InboxSettings settings) {
         this.bootstrapServers = bootstrapServers;
+        this.sendTimeout = settings.deadLetterTimeout();
     }
 
     Uni<Void> send(String consumer, IncomingKafkaRecordMetadata<?, ?> source, byte[] value, Throwable error) {
@@ -69,8 +72,9 @@ public class DeadLetters {
                     }
                 }))
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
-                .onFailure().invoke(e -> LOG.errorf("cannot write to %s, will try again: %s", topic, e.toString()))
-                .onFailure().retry().withBackOff(Duration.ofSeconds(1), Duration.ofSeconds(30)).indefinitely();
+                .ifNoItem().after(sendTimeout).fail()
+                .onFailure().transform(e -> new DeadLetterUnavailableException(topic, e))
+                .onFailure().invoke(e -> LOG.warnf("%s; the record is kept and tried again", e.getMessage()));
     }
 
     private KafkaProducer<String, byte[]> producer() {
@@ -81,7 +85,11 @@ public class DeadLetters {
                     config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
                     config.put(ProducerConfig.ACKS_CONFIG, "all");
                     config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-                    config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+                    config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) sendTimeout.toMillis());
+                    // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms.
+                    config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+                    config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) sendTimeout.toMillis());
+                    config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) sendTimeout.toMillis() / 2);
                     config.put(ProducerConfig.CLIENT_ID_CONFIG, "umbra-dead-letters");
                     producer = new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
                 }

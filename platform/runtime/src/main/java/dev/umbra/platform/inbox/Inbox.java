@@ -1,6 +1,5 @@
 package dev.umbra.platform.inbox;
 
-import dev.umbra.events.EventDecodingException;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.platform.inbox.InboxMetrics.Outcome;
@@ -12,9 +11,11 @@ import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
-import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
@@ -22,8 +23,14 @@ import org.jboss.logging.Logger;
  * The consuming side of every service. For each record: decode the envelope, then in ONE transaction
  * claim the event in {@code processed_event} (a duplicate claims nothing and is skipped) and apply
  * the handler, whose writes and outbox events commit together with the claim. The record is acked
- * after the commit. Failures are retried with backoff; a record that can never be applied, or still
- * fails after the last attempt, goes to the dead-letter topic and the consumer carries on.
+ * after the commit.
+ *
+ * <p>A failed attempt is judged by {@link FailureKind}: a record that can never be applied goes to the
+ * dead-letter topic at once; a handler failure of unknown cause is retried a few times and then
+ * dead-lettered; an infrastructure fault (database down, timeout, open circuit) says nothing about the
+ * record, so it is retried without limit and the record's partition waits: nothing behind it is
+ * applied first, nothing is skipped. Retrying is safe because an attempt is one transaction and the
+ * claim makes a retry of a committed attempt a no-op.
  *
  * <pre>{@code
  * @Incoming("guild-events")
@@ -44,37 +51,61 @@ public class Inbox {
     private final DeadLetters deadLetters;
     private final InboxMetrics metrics;
     private final Clock clock;
-    private final int maxAttempts;
-    private final Duration initialBackoff;
-    private final Duration maxBackoff;
+    private final InboxSettings settings;
+    private final Map<String, Instant> lastWaitingWarning = new ConcurrentHashMap<>();
 
-    public Inbox(DeadLetters deadLetters, InboxMetrics metrics, Clock clock,
-            @ConfigProperty(name = "umbra.inbox.max-attempts") int maxAttempts,
-            @ConfigProperty(name = "umbra.inbox.initial-backoff") Duration initialBackoff,
-            @ConfigProperty(name = "umbra.inbox.max-backoff") Duration maxBackoff) {
+    public Inbox(DeadLetters deadLetters, InboxMetrics metrics, Clock clock, InboxSettings settings) {
         this.deadLetters = deadLetters;
         this.metrics = metrics;
         this.clock = clock;
-        this.maxAttempts = maxAttempts;
-        this.initialBackoff = initialBackoff;
-        this.maxBackoff = maxBackoff;
+        this.settings = settings;
     }
 
-    @SuppressWarnings("unchecked")
     public Uni<Void> consume(String consumer, Message<byte[]> message, EventHandlers handlers) {
         IncomingKafkaRecordMetadata<?, ?> record = message.getMetadata(IncomingKafkaRecordMetadata.class)
                 .orElseThrow(() -> new IllegalStateException("the inbox consumes Kafka records only"));
         String eventType = IncomingEvents.optional(record.getHeaders(), EventHeaders.EVENT_TYPE);
         Executor onThisContext = onCurrentContext();
-        return Uni.createFrom().deferred(() -> attempt(consumer, record, message.getPayload(), handlers))
+        AtomicBoolean waiting = new AtomicBoolean();
+        Uni<Outcome> applied = Uni.createFrom().deferred(() -> attempt(consumer, record, message.getPayload(), handlers))
                 .runSubscriptionOn(onThisContext)
-                .onFailure().invoke(error -> metrics.failedAttempt(consumer, eventType))
-                .onFailure(Inbox::worthRetrying).retry().withBackOff(initialBackoff, maxBackoff).atMost(maxAttempts - 1L)
-                .onFailure().recoverWithUni(error -> deadLetters.send(consumer, record, message.getPayload(), error)
-                        .emitOn(onThisContext)
-                        .replaceWith(Outcome.DEAD_LETTERED))
+                .ifNoItem().after(settings.attemptTimeout())
+                        .failWith(() -> new AttemptTimedOutException(consumer, settings.attemptTimeout()))
+                .onFailure().invoke(error -> metrics.failedAttempt(consumer, eventType, FailureKind.of(error)))
+                .onFailure(error -> FailureKind.of(error) == FailureKind.HANDLER)
+                        .retry().withBackOff(settings.initialBackoff(), settings.maxBackoff())
+                        .atMost(settings.maxAttempts() - 1L)
+                .onFailure(error -> FailureKind.of(error) != FailureKind.TRANSIENT)
+                        .recoverWithUni(error -> deadLetters.send(consumer, record, message.getPayload(), error)
+                                .emitOn(onThisContext)
+                                .replaceWith(Outcome.DEAD_LETTERED));
+        return applied
+                .onFailure().invoke(error -> holdBack(consumer, record, error, waiting))
+                .onFailure().retry().withBackOff(settings.initialBackoff(), settings.maxBackoff()).withJitter(0.5).indefinitely()
+                .eventually(() -> {
+                    if (waiting.getAndSet(false)) {
+                        metrics.waiting(consumer, -1);
+                        LOG.infof("%s: %s-%d@%d applied after waiting out a transient fault", consumer, record.getTopic(),
+                                record.getPartition(), record.getOffset());
+                    }
+                })
                 .invoke(outcome -> metrics.outcome(consumer, eventType, outcome))
                 .chain(outcome -> Uni.createFrom().completionStage(message.ack()));
+    }
+
+    /** The record waits for a transient fault to pass: counted while it waits, and said at WARN now and then per partition, not per attempt. */
+    private void holdBack(String consumer, IncomingKafkaRecordMetadata<?, ?> record, Throwable error, AtomicBoolean waiting) {
+        if (!waiting.getAndSet(true)) {
+            metrics.waiting(consumer, 1);
+        }
+        String partition = consumer + "/" + record.getTopic() + "-" + record.getPartition();
+        Instant now = clock.instant();
+        Instant last = lastWaitingWarning.get(partition);
+        if (last == null || !now.isBefore(last.plus(settings.waitingWarningInterval()))) {
+            lastWaitingWarning.put(partition, now);
+            LOG.warnf("%s: %s-%d@%d waits for a transient fault to pass (retrying, nothing is skipped): %s", consumer,
+                    record.getTopic(), record.getPartition(), record.getOffset(), error.toString());
+        }
     }
 
     private Uni<Outcome> attempt(String consumer, IncomingKafkaRecordMetadata<?, ?> record, byte[] value,
@@ -109,11 +140,6 @@ public class Inbox {
                 .setParameter("recordedAt", envelope.recordedAt())
                 .executeUpdate()
                 .map(inserted -> inserted == 1));
-    }
-
-    /** A record that does not decode, or that its handler rejects, fails the same way every time. */
-    static boolean worthRetrying(Throwable error) {
-        return !(error instanceof EventDecodingException) && !(error instanceof RejectedEventException);
     }
 
     /** Hibernate Reactive needs the Vert.x context the record arrived on, also for retries that a timer starts. */
