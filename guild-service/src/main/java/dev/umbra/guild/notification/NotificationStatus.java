@@ -2,7 +2,7 @@ package dev.umbra.guild.notification;
 
 import java.util.Locale;
 
-/** pending → processing → completed | failed → (retry) | dead_letter (seed 002). */
+/** pending → processing → completed | failed → (retry) | dead_letter: the integration outbox of docs/architecture.md. */
 public enum NotificationStatus {
     PENDING, PROCESSING, COMPLETED, FAILED, DEAD_LETTER;
 
