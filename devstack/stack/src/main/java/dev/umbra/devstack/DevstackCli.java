@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code java -jar devstack.jar [--stack-only] [service…]}: starts devstack and the packaged services,
- * prints where everything is, and on Ctrl-C stops it all and deletes its data.
+ * {@code java -jar devstack.jar [--stack-only] [service…]}: starts devstack and the packaged services
+ * of {@link ServiceRegistry} (all, or those named), prints where everything is, and on Ctrl-C stops it
+ * all and deletes its data.
  */
 public final class DevstackCli {
 
@@ -48,8 +49,8 @@ public final class DevstackCli {
                 stack.discord().url());
         if (system != null) {
             for (ServiceProcess service : system.services()) {
-                System.out.printf("  %-14s %s  (OpenAPI %s/q/openapi, health %s/q/health)%n", service.name(), service.url(),
-                        service.url(), service.url());
+                System.out.printf("  %-17s %s  management %s (/q/health, /q/metrics, /q/openapi)%n", service.name(), service.url(),
+                        service.managementUrl());
             }
         }
         System.out.printf("  bot token      %s%n", stack.jwt().mint("discord-bot", List.of("bot"), Duration.ofHours(12)));
