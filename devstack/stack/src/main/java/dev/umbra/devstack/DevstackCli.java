@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * {@code java -jar devstack.jar [--stack-only] [service…]}: starts devstack and the packaged services
@@ -13,10 +15,14 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class DevstackCli {
 
+    /** Held so the level sticks: the Kafka clients' INFO is their whole configuration, on every probe of the broker. */
+    private static final Logger KAFKA_CLIENTS = Logger.getLogger("org.apache.kafka");
+
     private DevstackCli() {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        KAFKA_CLIENTS.setLevel(Level.WARNING);
         List<String> arguments = Arrays.asList(args);
         boolean stackOnly = arguments.contains("--stack-only");
         List<String> services = arguments.stream().filter(a -> !a.startsWith("--")).toList();
