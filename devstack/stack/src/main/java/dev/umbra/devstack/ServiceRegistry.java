@@ -2,7 +2,6 @@ package dev.umbra.devstack;
 
 import dev.umbra.events.Aggregates;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The services of Umbra, written down once. The connector files of {@code deploy/connectors}, the
@@ -21,17 +20,9 @@ public final class ServiceRegistry {
     private ServiceRegistry() {
     }
 
-    public static Optional<UmbraService> find(String name) {
-        return SERVICES.stream().filter(s -> s.name().equals(name)).findFirst();
-    }
-
     public static UmbraService named(String name) {
-        return find(name).orElseThrow(() -> new IllegalArgumentException("no service " + name + "; services are "
-                + SERVICES.stream().map(UmbraService::name).toList()));
-    }
-
-    /** The service whose database is {@code database}. */
-    public static Optional<UmbraService> ofDatabase(String database) {
-        return SERVICES.stream().filter(s -> s.database().equals(database)).findFirst();
+        return SERVICES.stream().filter(s -> s.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no service " + name + "; services are "
+                        + SERVICES.stream().map(UmbraService::name).toList()));
     }
 }
