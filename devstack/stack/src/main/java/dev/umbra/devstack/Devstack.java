@@ -113,12 +113,13 @@ public final class Devstack implements AutoCloseable {
     }
 
     /**
-     * Streams a service database's outbox to Kafka with the connector of {@code deploy/connectors}.
-     * The outbox table must exist (the service has run its migrations). Idempotent.
+     * Streams a service database's outbox to Kafka with the service's connector ({@link OutboxConnectors}).
+     * The service must have migrated: the platform migration creates the publication and the slot,
+     * so whatever it committed before this call is streamed too. Idempotent.
      */
     public synchronized void streamOutbox(String service, String database) {
         if (!connectorsByDatabase.containsKey(database)) {
-            connectorsByDatabase.put(database, connect.register(service, postgres, database));
+            connectorsByDatabase.put(database, connect.register(ServiceRegistry.named(service), postgres, database));
         }
     }
 

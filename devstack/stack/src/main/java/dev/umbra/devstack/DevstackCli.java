@@ -5,17 +5,24 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
- * {@code java -jar devstack.jar [--stack-only] [service…]}: starts devstack and the packaged services,
- * prints where everything is, and on Ctrl-C stops it all and deletes its data.
+ * {@code java -jar devstack.jar [--stack-only] [service…]}: starts devstack and the packaged services
+ * of {@link ServiceRegistry} (all, or those named), prints where everything is, and on Ctrl-C stops it
+ * all and deletes its data.
  */
 public final class DevstackCli {
+
+    /** Held so the level sticks: the Kafka clients' INFO is their whole configuration, on every probe of the broker. */
+    private static final Logger KAFKA_CLIENTS = Logger.getLogger("org.apache.kafka");
 
     private DevstackCli() {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        KAFKA_CLIENTS.setLevel(Level.WARNING);
         List<String> arguments = Arrays.asList(args);
         boolean stackOnly = arguments.contains("--stack-only");
         List<String> services = arguments.stream().filter(a -> !a.startsWith("--")).toList();
@@ -48,8 +55,8 @@ public final class DevstackCli {
                 stack.discord().url());
         if (system != null) {
             for (ServiceProcess service : system.services()) {
-                System.out.printf("  %-14s %s  (OpenAPI %s/q/openapi, health %s/q/health)%n", service.name(), service.url(),
-                        service.url(), service.url());
+                System.out.printf("  %-17s %s  management %s (/q/health, /q/metrics, /q/openapi)%n", service.name(), service.url(),
+                        service.managementUrl());
             }
         }
         System.out.printf("  bot token      %s%n", stack.jwt().mint("discord-bot", List.of("bot"), Duration.ofHours(12)));

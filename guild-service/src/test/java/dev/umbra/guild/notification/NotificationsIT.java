@@ -156,7 +156,7 @@ class NotificationsIT {
 
     @Test
     void theBacklogIsMeasured() {
-        String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = given().when().get(io.quarkus.test.common.http.TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
         assertThat(metrics).contains("umbra_notifications_backlog{status=\"completed\"}", "umbra_notifications_oldest_pending_seconds");
     }
 

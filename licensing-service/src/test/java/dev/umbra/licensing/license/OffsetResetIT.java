@@ -98,7 +98,7 @@ class OffsetResetIT {
     }
 
     private static double duplicatesSkipped() {
-        String metrics = io.restassured.RestAssured.get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = io.restassured.RestAssured.get(io.quarkus.test.common.http.TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
         return metrics.lines()
                 .filter(line -> line.startsWith("umbra_inbox_events_total{") && line.contains("consumer=\"licensing\"")
                         && line.contains("outcome=\"duplicate\""))
