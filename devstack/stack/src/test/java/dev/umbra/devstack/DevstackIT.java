@@ -34,10 +34,10 @@ class DevstackIT {
             }
 
             stack.postgres().createDatabase("guild");
-            // What the platform migration (V0_1..V0_3) makes of every service database, in its order.
+            // What the platform migrations (V0_1..V0_4) make of every service database, in its order.
             execute(stack, "guild", "create table outbox_event (id uuid primary key, aggregatetype varchar(64) not null, "
                     + "aggregateid varchar(128) not null, type varchar(128) not null, \"timestamp\" timestamptz not null, "
-                    + "payload jsonb not null, schema_version integer not null, tracingspancontext varchar(256))");
+                    + "payload jsonb not null, schema_version integer not null, tracingspancontext varchar(256), sequence bigint)");
             execute(stack, "guild", "create table " + OutboxConnectors.HEARTBEAT_TABLE + " (id smallint primary key, beat_at timestamptz not null)");
             execute(stack, "guild", "create publication " + OutboxConnectors.PUBLICATION + " for table outbox_event, "
                     + OutboxConnectors.HEARTBEAT_TABLE + " with (publish = 'insert, update')");
@@ -62,6 +62,7 @@ class DevstackIT {
             assertThat(header(record, "eventType")).isEqualTo("BotKicked");
             assertThat(header(record, "aggregateType")).isEqualTo("guild");
             assertThat(header(record, "schemaVersion")).isEqualTo("1");
+            assertThat(header(record, "sequence")).isEqualTo("1");
             assertThat(header(record, "occurredAt")).startsWith("2026-11-22T10:00:00");
             assertThat(query(stack, "guild", "select count(*) from pg_replication_slots where slot_name = 'guild_outbox'")).isEqualTo("1");
         } finally {
@@ -77,7 +78,7 @@ class DevstackIT {
 
     private static String insert(UUID id) {
         return "insert into outbox_event values ('" + id + "', 'guild', '123456789012345678', 'BotKicked', "
-                + "'2026-11-22T10:00:00Z', '{\"guild_id\":\"123456789012345678\"}', 1, null)";
+                + "'2026-11-22T10:00:00Z', '{\"guild_id\":\"123456789012345678\"}', 1, null, 1)";
     }
 
     private static ConsumerRecord<String, String> awaitRecord(Devstack stack, String topic, String eventId) {
