@@ -5,6 +5,7 @@ import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,7 +41,7 @@ public class FlakyConsumer {
     }
 
     @Incoming("flaky-events")
-    public Uni<Void> consume(Message<byte[]> message) {
-        return inbox.consume("flaky", message, handlers);
+    public Uni<Void> consume(Message<List<byte[]>> batch) {
+        return inbox.consume("flaky", batch, handlers);
     }
 }
