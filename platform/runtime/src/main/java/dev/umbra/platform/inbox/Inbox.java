@@ -8,11 +8,14 @@ import dev.umbra.platform.trace.TraceContext;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordBatchMetadata;
+import io.smallrye.common.vertx.VertxContext;
+import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -83,15 +86,27 @@ public class Inbox {
             byPartition.computeIfAbsent(new TopicPartition(record.topic(), record.partition()), p -> new ArrayList<>())
                     .add(record);
         }
-        Run run = new Run(consumer, handlers, onCurrentContext());
-        Uni<Void> all = Uni.createFrom().voidItem();
+        // Partitions are independent: each drains on its own duplicated context (its own session and
+        // transaction), so one that waits holds up no other of this batch.
+        Context arrival = Vertx.currentContext();
+        if (arrival == null) {
+            throw new IllegalStateException("the inbox must be called on a Vert.x context (a @Incoming method)");
+        }
+        List<Uni<Void>> partitions = new ArrayList<>();
         for (List<ConsumerRecord<?, byte[]>> records : byPartition.values()) {
+            Context own = VertxContext.createNewDuplicatedContext(arrival);
+            VertxContextSafetyToggle.setContextSafe(own, true);
+            Run run = new Run(consumer, onContext(own));
             List<Item> items = records.stream().map(record -> Item.of(record, handlers)).toList();
+            Uni<Void> partition = Uni.createFrom().voidItem().emitOn(run.context);
             for (int from = 0; from < items.size(); from += config.batchSize()) {
                 List<Item> chunk = items.subList(from, Math.min(items.size(), from + config.batchSize()));
-                all = all.chain(() -> run.drain(chunk));
+                partition = partition.chain(() -> run.drain(chunk));
             }
+            partitions.add(partition);
         }
+        Uni<Void> all = partitions.isEmpty() ? Uni.createFrom().voidItem()
+                : Uni.join().all(partitions).andCollectFailures().replaceWithVoid().emitOn(onContext(arrival));
         return all.chain(() -> Uni.createFrom().completionStage(batch.ack()));
     }
 
@@ -130,15 +145,13 @@ public class Inbox {
         }
     }
 
-    /** The work on one batch: its consumer, handlers and the Vert.x context every transaction runs on. */
+    /** The work on one partition of a batch: its consumer and the Vert.x context every transaction runs on. */
     private final class Run {
         private final String consumer;
-        private final EventHandlers handlers;
         private final Executor context;
 
-        Run(String consumer, EventHandlers handlers, Executor context) {
+        Run(String consumer, Executor context) {
             this.consumer = consumer;
-            this.handlers = handlers;
             this.context = context;
         }
 
@@ -207,15 +220,15 @@ public class Inbox {
         }
 
         private Uni<Void> applyInOneTransaction(List<Item> items) {
+            List<Item> applied = new ArrayList<>();
             return Panache.withTransaction(() -> claim(items)
                             .onFailure().transform(error -> new AttemptFailed(-1, error))
-                            .chain(claimed -> applyInOrder(items, claimed, 0)
-                                    .replaceWith(claimed)))
-                    .invoke(claimed -> {
+                            .chain(claimed -> applyInOrder(items, claimed, applied, 0)))
+                    .invoke(() -> {
                         for (Item item : items) {
-                            boolean applied = claimed.contains(item.envelope().eventId());
-                            metrics.outcome(consumer, item.eventType(), applied ? Outcome.PROCESSED : Outcome.DUPLICATE);
-                            if (applied) {
+                            boolean wasApplied = applied.contains(item);
+                            metrics.outcome(consumer, item.eventType(), wasApplied ? Outcome.PROCESSED : Outcome.DUPLICATE);
+                            if (wasApplied) {
                                 metrics.lag(consumer, item.envelope().recordedAt(), clock.instant());
                             } else {
                                 LOG.debugf("%s skips duplicate %s %s", consumer, item.eventType(), item.envelope().eventId());
@@ -225,17 +238,19 @@ public class Inbox {
                     .replaceWithVoid();
         }
 
-        private Uni<Void> applyInOrder(List<Item> items, Set<UUID> claimed, int from) {
+        /** Applies each claimed event once, in record order (a batch may hold the same event twice). */
+        private Uni<Void> applyInOrder(List<Item> items, Set<UUID> claimed, List<Item> applied, int from) {
             for (int i = from; i < items.size(); i++) {
                 Item item = items.get(i);
-                if (claimed.contains(item.envelope().eventId())) {
+                if (claimed.remove(item.envelope().eventId())) {
+                    applied.add(item);
                     int index = i;
                     TraceContext.set(item.envelope().traceContext());
                     return Uni.createFrom().deferred(() -> item.route().apply(item.event(), item.envelope()))
                             .ifNoItem().after(config.attemptTimeout())
                             .failWith(() -> new HandlerTimeoutException(item, config.attemptTimeout()))
                             .onFailure().transform(error -> new AttemptFailed(index, error))
-                            .chain(() -> applyInOrder(items, claimed, index + 1));
+                            .chain(() -> applyInOrder(items, claimed, applied, index + 1));
                 }
             }
             return Uni.createFrom().voidItem();
@@ -261,7 +276,7 @@ public class Inbox {
                             .setParameter(p + 3, envelope.eventType())
                             .setParameter(p + 4, envelope.aggregateType())
                             .setParameter(p + 5, envelope.aggregateId())
-                            .setParameter(p + 6, envelope.recordedAt() == null ? null : envelope.recordedAt().toString());
+                            .setParameter(p + 6, envelope.recordedAt() == null ? null : envelope.recordedAt().atOffset(ZoneOffset.UTC));
                 }
                 return query.getResultList().map(HashSet::new);
             });
@@ -312,12 +327,8 @@ public class Inbox {
         return root == error ? error.toString() : error + " (" + root + ")";
     }
 
-    /** Hibernate Reactive needs the Vert.x context the batch arrived on, also for retries that a timer starts. */
-    private static Executor onCurrentContext() {
-        Context context = Vertx.currentContext();
-        if (context == null) {
-            throw new IllegalStateException("the inbox must be called on a Vert.x context (a @Incoming method)");
-        }
+    /** Hibernate Reactive needs one Vert.x context per session, also for retries that a timer starts. */
+    private static Executor onContext(Context context) {
         return task -> context.runOnContext(ignored -> task.run());
     }
 
