@@ -35,7 +35,9 @@ public class TestConsumer {
             return switch (event.guildId().substring(event.guildId().length() - 2)) {
                 case "99" -> Uni.createFrom().failure(new RejectedEventException("guild " + event.guildId() + " is refused"));
                 case "98" -> Uni.createFrom().failure(new IllegalStateException("guild " + event.guildId() + " always fails"));
-                case "96" -> Uni.createFrom().completionStage(release).chain(() -> record(envelope.eventId(), event.guildId()));
+                // a stage of its own per attempt: the timeout cancels it, not the release itself
+                case "96" -> Uni.createFrom().completionStage(release.thenApply(released -> released))
+                        .chain(() -> record(envelope.eventId(), event.guildId()));
                 default -> record(envelope.eventId(), event.guildId());
             };
         }).build();
