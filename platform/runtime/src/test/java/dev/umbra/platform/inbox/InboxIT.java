@@ -17,6 +17,7 @@ import dev.umbra.testing.KafkaProbe;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.smallrye.reactive.messaging.kafka.KafkaClientService;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 /** The inbox as a service uses it, through {@link TestConsumer}, against devstack. */
@@ -38,6 +40,9 @@ class InboxIT {
 
     @Inject
     TestConsumer consumer;
+
+    @Inject
+    KafkaClientService kafka;
 
     @Test
     void redeliveredEventsAreAppliedOnceWhilePartitionsAreConsumedConcurrently() {
@@ -102,6 +107,7 @@ class InboxIT {
 
     @Test
     void aHandlerThatHangsTimesOutAndIsRetriedWhileItsPartitionWaitsAndTheOthersCarryOn() {
+        awaitOnePartitionPerConsumer();
         int stuckPartition = 2;
         String hanging = guildOnPartition(stuckPartition, "96");
         UUID hangingId = UUID.randomUUID();
@@ -125,6 +131,21 @@ class InboxIT {
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
             assertThat(deadLetteredAmong(deadLetters.seen(), Set.of(hangingId.toString(), behindId.toString()))).isEmpty();
         }
+    }
+
+    /** The group has settled: each of the channel's Kafka consumers reads one partition. */
+    private void awaitOnePartitionPerConsumer() {
+        await().atMost(PATIENCE).until(() -> {
+            List<Set<TopicPartition>> assignments = new ArrayList<>();
+            for (String channel : kafka.getConsumerChannels()) {
+                if (channel.startsWith("test-events")) {
+                    for (var reader : kafka.<String, byte[]>getConsumers(channel)) {
+                        assignments.add(reader.getAssignments().await().atMost(Duration.ofSeconds(5)));
+                    }
+                }
+            }
+            return assignments.size() == TestEvents.PARTITIONS && assignments.stream().allMatch(a -> a.size() == 1);
+        });
     }
 
     /** One well-behaved event per partition, produced last: once all are applied, everything before them was consumed. */
