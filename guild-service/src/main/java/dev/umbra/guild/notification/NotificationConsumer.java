@@ -1,5 +1,6 @@
 package dev.umbra.guild.notification;
 
+import dev.umbra.events.Aggregates;
 import dev.umbra.events.billing.PaymentFailed;
 import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PlanDowngraded;
@@ -15,9 +16,11 @@ import dev.umbra.events.recovery.RestoreCompleted;
 import dev.umbra.events.recovery.RestoreFailed;
 import dev.umbra.events.recovery.RestoreStarted;
 import dev.umbra.platform.inbox.EventHandlers;
+import dev.umbra.platform.inbox.InboxChannels;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -50,23 +53,11 @@ public class NotificationConsumer {
                 .build();
     }
 
-    @Incoming("subscription-events")
-    public Uni<Void> subscriptions(Message<byte[]> message) {
-        return inbox.consume(CONSUMER, message, handlers);
-    }
-
-    @Incoming("license-events")
-    public Uni<Void> licenses(Message<byte[]> message) {
-        return inbox.consume(CONSUMER, message, handlers);
-    }
-
-    @Incoming("restore-events")
-    public Uni<Void> restores(Message<byte[]> message) {
-        return inbox.consume(CONSUMER, message, handlers);
-    }
-
-    @Incoming("anti-nuke-events")
-    public Uni<Void> antiNuke(Message<byte[]> message) {
-        return inbox.consume(CONSUMER, message, handlers);
+    @Incoming(Aggregates.SUBSCRIPTION + InboxChannels.SUFFIX)
+    @Incoming(Aggregates.LICENSE + InboxChannels.SUFFIX)
+    @Incoming(Aggregates.RESTORE_JOB + InboxChannels.SUFFIX)
+    @Incoming(Aggregates.ANTI_NUKE + InboxChannels.SUFFIX)
+    public Uni<Void> consume(Message<List<byte[]>> batch) {
+        return inbox.consume(CONSUMER, batch, handlers);
     }
 }

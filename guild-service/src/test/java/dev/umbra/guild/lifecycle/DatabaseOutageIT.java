@@ -10,11 +10,10 @@ import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.platform.storage.DatabaseGuards;
 import dev.umbra.testing.Database;
-import dev.umbra.testing.DatabaseLink;
-import dev.umbra.testing.DatabaseLinkResource;
-import dev.umbra.testing.InjectDatabaseLink;
+import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.TcpProxy;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -41,13 +40,13 @@ import org.junit.jupiter.api.Test;
  * stored or published, and the service recovers by itself.
  */
 @QuarkusTest
-@WithTestResource(value = DatabaseLinkResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {
+        @ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "postgres-proxy", value = "true")})
 class DatabaseOutageIT {
 
     private static final Database DB = Database.of("guild");
 
-    @InjectDatabaseLink
-    DatabaseLink link;
+    private final TcpProxy link = DevstackResource.postgresProxy();
 
     @Inject
     CircuitBreakerMaintenance circuits;

@@ -3,10 +3,13 @@ package dev.umbra.licensing.license;
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.events.Aggregates;
 import dev.umbra.platform.inbox.EventHandlers;
+import dev.umbra.platform.inbox.InboxChannels;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -28,8 +31,8 @@ public class GuildEventsConsumer {
                 .build();
     }
 
-    @Incoming("guild-events")
-    public Uni<Void> consume(Message<byte[]> message) {
-        return inbox.consume(CONSUMER, message, handlers);
+    @Incoming(Aggregates.GUILD + InboxChannels.SUFFIX)
+    public Uni<Void> consume(Message<List<byte[]>> batch) {
+        return inbox.consume(CONSUMER, batch, handlers);
     }
 }

@@ -6,10 +6,13 @@ import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
+import dev.umbra.events.Aggregates;
 import dev.umbra.platform.inbox.EventHandlers;
+import dev.umbra.platform.inbox.InboxChannels;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -32,8 +35,8 @@ public class SubscriptionEventsConsumer {
                 .build();
     }
 
-    @Incoming("subscription-events")
-    public Uni<Void> consume(Message<byte[]> message) {
-        return inbox.consume(GuildEventsConsumer.CONSUMER, message, handlers);
+    @Incoming(Aggregates.SUBSCRIPTION + InboxChannels.SUFFIX)
+    public Uni<Void> consume(Message<List<byte[]>> batch) {
+        return inbox.consume(GuildEventsConsumer.CONSUMER, batch, handlers);
     }
 }

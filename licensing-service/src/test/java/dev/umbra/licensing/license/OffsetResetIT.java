@@ -112,11 +112,20 @@ class OffsetResetIT {
                 .count();
     }
 
+    /** Every Kafka consumer of the channel (one per partition, see InboxChannels) goes back to the beginning. */
     private void seekToBeginning(String channel) {
-        var consumer = kafka.<String, byte[]>getConsumer(channel);
-        Set<TopicPartition> assigned = consumer.getAssignments().await().atMost(Duration.ofSeconds(10));
-        assertThat(assigned).isNotEmpty();
-        consumer.seekToBeginning(assigned).await().atMost(Duration.ofSeconds(10));
+        Set<TopicPartition> all = new HashSet<>();
+        for (String name : kafka.getConsumerChannels()) {
+            if (!name.equals(channel) && !name.startsWith(channel + "$")) {
+                continue;
+            }
+            for (var consumer : kafka.<String, byte[]>getConsumers(name)) {
+                Set<TopicPartition> assigned = consumer.getAssignments().await().atMost(Duration.ofSeconds(10));
+                all.addAll(assigned);
+                consumer.seekToBeginning(assigned).await().atMost(Duration.ofSeconds(10));
+            }
+        }
+        assertThat(all).hasSize(3);
     }
 
     private static void awaitProcessed(UUID eventId) {

@@ -2,27 +2,23 @@ package dev.umbra.platform.inbox;
 
 import dev.umbra.events.EventCatalog;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code umbra_inbox_events_total{consumer,event_type,outcome}} (processed, duplicate, ignored,
- * dead_lettered), {@code umbra_inbox_failures_total{kind}} (failed attempts, retried or not),
- * {@code umbra_inbox_waiting} (records held back by a transient fault) and
+ * dead_lettered), {@code umbra_inbox_failures_total{consumer,event_type,fault}} (failed attempts, by
+ * fault: transient ones are retried without limit while their partition waits, deterministic ones a
+ * bounded number of times) and
  * {@code umbra_inbox_lag_seconds}: from the event's capture (recorded_at) to its processing.
  */
 @ApplicationScoped
 public class InboxMetrics {
 
     private final MeterRegistry registry;
-    private final Map<String, AtomicInteger> waiting = new ConcurrentHashMap<>();
 
     public InboxMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -36,24 +32,12 @@ public class InboxMetrics {
                 .increment();
     }
 
-    void failedAttempt(String consumer, String eventType, FailureKind kind) {
+    void failedAttempt(String consumer, String eventType, Fault fault) {
         Counter.builder("umbra.inbox.failures")
-                .description("Attempts to apply an event that failed, by kind: transient (retried without limit), handler, never_applicable")
-                .tags("consumer", consumer, "event_type", known(eventType), "kind", kind.name().toLowerCase())
+                .description("Attempts to apply an event that failed")
+                .tags("consumer", consumer, "event_type", known(eventType), "fault", fault.tag())
                 .register(registry)
                 .increment();
-    }
-
-    /** Records held back by a transient fault right now: above zero while the database (or a guard) is down. */
-    void waiting(String consumer, int change) {
-        waiting.computeIfAbsent(consumer, name -> {
-            AtomicInteger count = new AtomicInteger();
-            Gauge.builder("umbra.inbox.waiting", count, AtomicInteger::get)
-                    .description("Records a consumer holds back while a transient fault lasts")
-                    .tags("consumer", name)
-                    .register(registry);
-            return count;
-        }).addAndGet(change);
     }
 
     void lag(String consumer, Instant recordedAt, Instant processedAt) {
@@ -73,6 +57,14 @@ public class InboxMetrics {
     /** Keeps the label set bounded: a header that names no event of the catalogue counts as unknown. */
     private static String known(String eventType) {
         return eventType != null && EventCatalog.find(eventType).isPresent() ? eventType : "unknown";
+    }
+
+    enum Fault {
+        TRANSIENT, DETERMINISTIC;
+
+        String tag() {
+            return name().toLowerCase();
+        }
     }
 
     enum Outcome {
