@@ -30,6 +30,8 @@ public final class LocalSystem implements AutoCloseable {
                 }
                 started.add(ServiceProcess.start(stack, repoRoot, name, usualPorts ? usual : Ports.free()));
             }
+            started.stream().filter(s -> s.name().equals("billing-service")).findFirst()
+                    .ifPresent(billing -> stack.paymentGateway().callbackUrl(billing.url() + "/webhooks/payment-gateway"));
             return new LocalSystem(stack, started);
         } catch (RuntimeException e) {
             started.forEach(ServiceProcess::close);
