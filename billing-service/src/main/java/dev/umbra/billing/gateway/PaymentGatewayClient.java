@@ -4,6 +4,8 @@ import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
@@ -16,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * The payment gateway's HTTP API, each call through its guard. A Vert.x web client rather than a
@@ -43,6 +46,8 @@ public class PaymentGatewayClient {
             String orderName) {
     }
 
+    private static final Logger LOG = Logger.getLogger(PaymentGatewayClient.class);
+
     private final PaymentGatewaySettings settings;
     private final GatewayGuard payment;
     private final GatewayGuard query;
@@ -55,8 +60,8 @@ public class PaymentGatewayClient {
         this.settings = settings;
         this.payment = payment;
         this.query = query;
-        this.paymentClient = WebClient.create(vertx, options(settings.payment()));
-        this.queryClient = WebClient.create(vertx, options(settings.query()));
+        this.paymentClient = webClient(vertx, settings.payment());
+        this.queryClient = webClient(vertx, settings.query());
         this.authorization = "Basic " + Base64.getEncoder().encodeToString((settings.secretKey() + ":").getBytes(StandardCharsets.UTF_8));
     }
 
@@ -103,7 +108,9 @@ public class PaymentGatewayClient {
     public Uni<List<GatewayPayment>> listByOrder(String orderId) {
         return query.call(() -> send(queryClient.getAbs(url("/v1/payments")).addQueryParam("orderId", orderId), settings.query(), null))
                 .map(answer -> {
-                    expect(answer, 200);
+                    if (answer.statusCode() != 200) {
+                        throw rejection(answer);
+                    }
                     JsonArray payments = answer.bodyAsJsonArray();
                     return payments.stream().map(p -> payment((JsonObject) p)).toList();
                 });
@@ -129,10 +136,14 @@ public class PaymentGatewayClient {
 
     private static JsonObject expect(HttpResponse<Buffer> answer, int status) {
         if (answer.statusCode() != status) {
-            JsonObject error = errorOf(answer);
-            throw new GatewayRejection(answer.statusCode(), error.getString("code", "UNKNOWN"), error.getString("message", ""));
+            throw rejection(answer);
         }
         return answer.bodyAsJsonObject();
+    }
+
+    private static GatewayRejection rejection(HttpResponse<Buffer> answer) {
+        JsonObject error = errorOf(answer);
+        return new GatewayRejection(answer.statusCode(), error.getString("code", "UNKNOWN"), error.getString("message", ""));
     }
 
     private static JsonObject errorOf(HttpResponse<Buffer> answer) {
@@ -153,9 +164,17 @@ public class PaymentGatewayClient {
         return settings.url() + path;
     }
 
-    private static WebClientOptions options(PaymentGatewaySettings.Client client) {
-        return new WebClientOptions().setConnectTimeout((int) client.connectTimeout().toMillis()).setKeepAlive(false)
-                .setMaxPoolSize(32).setFollowRedirects(false);
+    /**
+     * A failure of a connection (a reset) already fails its request, where it is classified; the
+     * connection's own handler only keeps Vert.x from reporting it a second time as an unhandled error.
+     */
+    private static WebClient webClient(Vertx vertx, PaymentGatewaySettings.Client client) {
+        WebClientOptions options = new WebClientOptions();
+        options.setConnectTimeout((int) client.connectTimeout().toMillis()).setKeepAlive(false).setFollowRedirects(false);
+        HttpClient http = vertx.httpClientBuilder().with(options).with(new PoolOptions().setHttp1MaxSize(32))
+                .withConnectHandler(connection -> connection.exceptionHandler(error -> LOG.debugf("gateway connection failed: %s", error)))
+                .build();
+        return WebClient.wrap(http, options);
     }
 
     @PreDestroy
