@@ -1,5 +1,6 @@
 package dev.umbra.billing.gateway;
 
+import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -163,6 +164,12 @@ class PaymentGatewayIT {
         }
         assertThat(gateway.chargeAttempts()).isEqualTo(40);
         assertThat(circuits.currentState(GatewayGuards.PAYMENT)).isEqualTo(CircuitBreakerState.CLOSED);
+        // the series the README's alert table names
+        assertThat(given().get("/q/metrics").then().statusCode(200).extract().asString())
+                .contains("ft_retry_calls_total{method=\"pg-payment.retry\",retried=\"true\",retryResult=\"valueReturned\"}")
+                .contains("ft_circuitbreaker_calls_total{circuitBreakerResult=\"success\",method=\"pg-payment\"}")
+                .contains("ft_circuitbreaker_state_current{method=\"pg-payment\",state=\"closed\"} 1.0")
+                .contains("umbra_payment_gateway_slow_call_rate{name=\"pg-payment\"}");
     }
 
     @Test
