@@ -44,6 +44,18 @@ public final class GatewayFault extends RuntimeException {
         return new GatewayFault("the gateway answered " + httpStatus, true, null);
     }
 
+    /**
+     * Any other 5xx (a 502/503/504 of a proxy or load balancer in front of the gateway, say): the
+     * request may have reached the gateway behind it.
+     */
+    public static boolean failedUncertain(int httpStatus) {
+        return httpStatus >= 500 && !refusedUnprocessed(httpStatus);
+    }
+
+    public static GatewayFault failed(int httpStatus) {
+        return new GatewayFault("the gateway answered " + httpStatus, false, null);
+    }
+
     public boolean surelyNotArrived() {
         return surelyNotArrived;
     }

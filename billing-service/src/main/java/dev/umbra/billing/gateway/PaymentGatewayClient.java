@@ -76,7 +76,10 @@ public class PaymentGatewayClient {
                         JsonObject accepted = answer.bodyAsJsonObject();
                         return (ChargeOutcome) new ChargeOutcome.Accepted(accepted.getString("paymentKey"), accepted.getString("status"));
                     }
-                    return rejected(answer);
+                    if (answer.statusCode() >= 400) {
+                        return rejected(answer);
+                    }
+                    return (ChargeOutcome) new ChargeOutcome.Uncertain("unexpected answer " + answer.statusCode());
                 })
                 .onFailure().recoverWithItem(ChargeOutcome::ofFailure);
     }
@@ -116,7 +119,7 @@ public class PaymentGatewayClient {
                 });
     }
 
-    /** One HTTP exchange, as a fresh request on each subscription; transport failures and 500/429 become {@link GatewayFault}s. */
+    /** One HTTP exchange, as a fresh request on each subscription; transport failures and 5xx/429 become {@link GatewayFault}s. */
     private Uni<HttpResponse<Buffer>> send(HttpRequest<Buffer> request, PaymentGatewaySettings.Client client, JsonObject body) {
         request.putHeader("Authorization", authorization).idleTimeout(client.readTimeout().toMillis());
         return Uni.createFrom().completionStage(() -> (body == null ? request.send() : request.sendJsonObject(body)).toCompletionStage())
@@ -124,6 +127,9 @@ public class PaymentGatewayClient {
                 .map(answer -> {
                     if (GatewayFault.refusedUnprocessed(answer.statusCode())) {
                         throw GatewayFault.refused(answer.statusCode());
+                    }
+                    if (GatewayFault.failedUncertain(answer.statusCode())) {
+                        throw GatewayFault.failed(answer.statusCode());
                     }
                     return answer;
                 });

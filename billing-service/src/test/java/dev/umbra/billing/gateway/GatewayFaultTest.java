@@ -41,4 +41,15 @@ class GatewayFaultTest {
         assertThat(GatewayFault.refusedUnprocessed(504)).isFalse();
         assertThat(GatewayFault.refused(429).surelyNotArrived()).isTrue();
     }
+
+    @Test
+    void otherServerErrorsLeaveTheOutcomeUncertain() {
+        assertThat(GatewayFault.failedUncertain(502)).isTrue();
+        assertThat(GatewayFault.failedUncertain(503)).isTrue();
+        assertThat(GatewayFault.failedUncertain(504)).isTrue();
+        assertThat(GatewayFault.failedUncertain(500)).isFalse();
+        assertThat(GatewayFault.failedUncertain(429)).isFalse();
+        assertThat(GatewayFault.failedUncertain(404)).isFalse();
+        assertThat(GatewayFault.failed(504).surelyNotArrived()).isFalse();
+    }
 }
