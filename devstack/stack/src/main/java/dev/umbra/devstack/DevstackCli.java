@@ -53,6 +53,10 @@ public final class DevstackCli {
         System.out.printf("  kafka connect  %s/connectors%n", stack.connect().url());
         System.out.printf("  discord (sandbox) %s  (GET /sandbox/messages; POST /sandbox/faults {\"mode\":\"fail\"|\"hang\"|\"none\"})%n",
                 stack.discord().url());
+        System.out.printf("  payment gateway (sandbox) %s  (controls on %s: GET /sandbox/charges, /sandbox/requests, /sandbox/callbacks;%n"
+                + "                 POST /sandbox/faults {\"mode\":\"fail\"|\"fail-ratio\"|\"refuse\"|\"drop\"|\"late-answer\"|\"reset\"|\"pending\"|\"decline\"|"
+                + "\"lose-callbacks\"|\"duplicate-callbacks\"|\"late-callbacks\"|\"none\", \"count\":n}; POST /sandbox/payments/{key}/settle)%n",
+                stack.paymentGateway().url(), stack.paymentGateway().controlUrl());
         if (system != null) {
             for (ServiceProcess service : system.services()) {
                 System.out.printf("  %-17s %s  management %s (/q/health, /q/metrics, /q/openapi)%n", service.name(), service.url(),

@@ -28,6 +28,8 @@ public final class LocalSystem implements AutoCloseable {
                         ? ServiceProcess.start(stack, repoRoot, service, service.httpPort(), service.managementPort())
                         : ServiceProcess.start(stack, repoRoot, service, Ports.free(), Ports.free()));
             }
+            started.stream().filter(s -> s.name().equals("billing-service")).findFirst()
+                    .ifPresent(billing -> stack.paymentGateway().callbackUrl(billing.url() + "/webhooks/payment-gateway"));
             return new LocalSystem(stack, started);
         } catch (RuntimeException e) {
             started.forEach(ServiceProcess::close);
