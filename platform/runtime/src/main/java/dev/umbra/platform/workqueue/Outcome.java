@@ -21,7 +21,7 @@ public sealed interface Outcome {
     record Unavailable(String reason, Instant notBefore) implements Outcome {
     }
 
-    /** Not tried (a circuit refused the call, the work is not due yet): back in line at {@code at}, no attempt spent. */
+    /** Not tried (a circuit refused the call, the work is not due yet): back in line at {@code at} (null: after the first backoff step), no attempt spent. */
     record Deferred(String reason, Instant at) implements Outcome {
     }
 

@@ -32,7 +32,8 @@ final class RetryRules {
             return new Next(WorkQueue.DEAD, attemptsBefore, null, truncate("poison: " + poison.reason()));
         }
         if (outcome instanceof Outcome.Deferred deferred) {
-            return new Next(WorkQueue.PENDING, attemptsBefore, later(deferred.at(), now), truncate(deferred.reason()));
+            Instant at = deferred.at() != null ? later(deferred.at(), now) : now.plus(backoff(1));
+            return new Next(WorkQueue.PENDING, attemptsBefore, at, truncate(deferred.reason()));
         }
         int attempts = attemptsBefore + 1;
         if (outcome instanceof Outcome.Unavailable unavailable) {

@@ -10,6 +10,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -90,6 +92,10 @@ public final class WorkQueue {
     private static final String REVIVE = """
             update work_item set status = 'pending', attempts = 0, due_at = $3, ready_at = $3, finished_at = null
             where queue = $1 and item_key = $2 and status = 'dead'""";
+    private static final String HOLDS = """
+            select item_key from work_item
+            where queue = ?1 and item_key = ?2 and lease_token = ?3 and status = 'leased'
+            for update""";
     private static final String STATUS = "select status from work_item where queue = $1 and item_key = $2";
 
     /** A dead item, for operators. */
@@ -147,6 +153,17 @@ public final class WorkQueue {
                 .executeUpdate()).replaceWithVoid();
     }
 
+    /**
+     * For work done in the caller's Hibernate Reactive transaction: true if the item still carries this
+     * claim's token, and then the row stays locked until that transaction ends, so nobody takes the
+     * item over meanwhile (claims skip locked rows). False: do nothing, the lease is someone else's.
+     */
+    public Uni<Boolean> holdsLease(WorkItem item) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(HOLDS)
+                .setParameter(1, name).setParameter(2, item.key()).setParameter(3, item.leaseToken())
+                .getResultList()).map(rows -> !rows.isEmpty());
+    }
+
     /** Claims up to a batch of due items, each with a lease and a new fencing token, in one short transaction. */
     public Uni<List<WorkItem>> claim() {
         Instant now = clock.instant();
@@ -197,7 +214,10 @@ public final class WorkQueue {
     }
 
     private Uni<Boolean> tryOne(WorkHandler handler, WorkItem item) {
-        return Uni.createFrom().deferred(() -> handler.handle(item))
+        Context current = Vertx.currentContext();
+        Uni<Outcome> tried = current == null ? Uni.createFrom().deferred(() -> handler.handle(item))
+                : OwnContext.run(current, () -> handler.handle(item));
+        return tried
                 .onFailure().recoverWithItem(error -> StorageFaults.isTransient(error)
                         ? Outcome.unavailable(error.toString(), null)
                         : Outcome.failed(error.toString()))

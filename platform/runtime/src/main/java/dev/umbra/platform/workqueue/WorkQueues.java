@@ -4,10 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.quarkus.scheduler.Scheduler;
-import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
-import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,7 +13,6 @@ import jakarta.enterprise.inject.Instance;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -54,7 +50,7 @@ public class WorkQueues {
             scheduler.newJob("work-queue-" + queue.name())
                     .setInterval(queue.settings().pollInterval().toString())
                     .setConcurrentExecution(Scheduled.ConcurrentExecution.SKIP)
-                    .setAsyncTask(execution -> onOwnContext(vertx, () -> round(queue, handler)))
+                    .setAsyncTask(execution -> OwnContext.run(vertx.getOrCreateContext(), () -> round(queue, handler)))
                     .schedule();
         }
     }
@@ -66,13 +62,5 @@ public class WorkQueues {
                 .chain(queue::measure)
                 .onFailure().invoke(e -> LOG.warnf("work queue %s: gauges not refreshed: %s", queue.name(), e.toString()))
                 .onFailure().recoverWithNull();
-    }
-
-    /** Each round on a fresh duplicated context marked safe, as a handler's Hibernate Reactive session requires. */
-    private static Uni<Void> onOwnContext(Vertx vertx, Supplier<Uni<Void>> work) {
-        Context context = VertxContext.createNewDuplicatedContext(vertx.getOrCreateContext());
-        VertxContextSafetyToggle.setContextSafe(context, true);
-        return Uni.createFrom().emitter(emitter -> context.runOnContext(ignored -> work.get()
-                .subscribe().with(emitter::complete, emitter::fail)));
     }
 }

@@ -65,6 +65,8 @@ class RetryRulesTest {
         assertThat(next.dueAt()).isEqualTo(NOW.plusSeconds(10));
         assertThat(highest.after(Outcome.deferred("not due yet", NOW.minusSeconds(10)), 0, NOW).dueAt())
                 .as("never in the past").isEqualTo(NOW);
+        assertThat(highest.after(Outcome.deferred("circuit open", null), 5, NOW).dueAt())
+                .as("no time given: the first backoff step").isEqualTo(NOW.plusSeconds(5));
     }
 
     @Test
