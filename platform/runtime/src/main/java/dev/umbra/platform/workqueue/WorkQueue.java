@@ -53,11 +53,11 @@ public final class WorkQueue {
 
     private static final String ENQUEUE = """
             insert into work_item (queue, item_key, payload, due_at, ready_at, created_at)
-            values (?1, ?2, cast(?3 as jsonb), ?4, ?4, ?5)
+            values (?1, ?2, cast(cast(?3 as text) as jsonb), ?4, ?4, ?5)
             on conflict (queue, item_key) do nothing""";
     private static final String SCHEDULE = """
             insert into work_item (queue, item_key, payload, due_at, ready_at, created_at)
-            values (?1, ?2, cast(?3 as jsonb), ?4, ?4, ?5)
+            values (?1, ?2, cast(cast(?3 as text) as jsonb), ?4, ?4, ?5)
             on conflict (queue, item_key) do update
             set payload = excluded.payload, status = 'pending', attempts = 0, due_at = excluded.due_at,
                 ready_at = excluded.ready_at, lease_until = null, lease_token = null, last_error = null, finished_at = null""";
@@ -72,7 +72,7 @@ public final class WorkQueue {
             update work_item w
             set status = 'leased', lease_until = $4, lease_token = nextval('work_item_lease_token')
             from due where w.queue = due.queue and w.item_key = due.item_key
-            returning w.item_key, w.payload, w.attempts, w.lease_token, w.lease_until""";
+            returning w.item_key, w.payload::text as payload, w.attempts, w.lease_token, w.lease_until""";
     private static final String RECORD = """
             update work_item
             set status = $4, attempts = $5, due_at = coalesce($6, due_at), last_error = $7,
@@ -87,7 +87,7 @@ public final class WorkQueue {
                        as oldest_seconds
             from work_item where queue = $1 and status <> 'done'""";
     private static final String DEAD_LETTERS = """
-            select item_key, payload, attempts, last_error, finished_at, created_at from work_item
+            select item_key, payload::text as payload, attempts, last_error, finished_at, created_at from work_item
             where queue = $1 and status = 'dead' order by finished_at limit $2""";
     private static final String REVIVE = """
             update work_item set status = 'pending', attempts = 0, due_at = $3, ready_at = $3, finished_at = null
@@ -282,7 +282,7 @@ public final class WorkQueue {
 
     private static JsonNode fromJson(Row row) {
         try {
-            return JSON.readTree(row.getJsonObject("payload").encode());
+            return JSON.readTree(row.getString("payload"));
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
