@@ -165,7 +165,7 @@ class PaymentGatewayIT {
         assertThat(gateway.chargeAttempts()).isEqualTo(40);
         assertThat(circuits.currentState(GatewayGuards.PAYMENT)).isEqualTo(CircuitBreakerState.CLOSED);
         // the series the README's alert table names
-        assertThat(given().get("/q/metrics").then().statusCode(200).extract().asString())
+        assertThat(given().get(io.quarkus.test.common.http.TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString())
                 .contains("ft_retry_calls_total{method=\"pg-payment.retry\",retried=\"true\",retryResult=\"valueReturned\"}")
                 .contains("ft_circuitbreaker_calls_total{circuitBreakerResult=\"success\",method=\"pg-payment\"}")
                 .contains("ft_circuitbreaker_state_current{method=\"pg-payment\",state=\"closed\"} 1.0")

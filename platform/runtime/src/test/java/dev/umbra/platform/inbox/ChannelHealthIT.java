@@ -33,11 +33,11 @@ class ChannelHealthIT {
     @Test
     void aFailedChannelTurnsReadinessDown() {
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                given().get("/q/health/ready").then().statusCode(200));
+                given().get(io.quarkus.test.common.http.TestHTTPResourceManager.getManagementUri() + "/health/ready").then().statusCode(200));
 
         KafkaProbe.produce(DoomedConsumer.TOPIC, "1", "{}".getBytes(StandardCharsets.UTF_8), Map.of());
 
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
-                given().get("/q/health/ready").then().statusCode(503).body(containsString("doomed-events")));
+                given().get(io.quarkus.test.common.http.TestHTTPResourceManager.getManagementUri() + "/health/ready").then().statusCode(503).body(containsString("doomed-events")));
     }
 }
