@@ -1,6 +1,5 @@
 package dev.umbra.guild.notification;
 
-import dev.umbra.events.Aggregates;
 import dev.umbra.events.billing.PaymentFailed;
 import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PlanDowngraded;
@@ -16,7 +15,6 @@ import dev.umbra.events.recovery.RestoreCompleted;
 import dev.umbra.events.recovery.RestoreFailed;
 import dev.umbra.events.recovery.RestoreStarted;
 import dev.umbra.platform.inbox.EventHandlers;
-import dev.umbra.platform.inbox.InboxChannels;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -53,11 +51,23 @@ public class NotificationConsumer {
                 .build();
     }
 
-    @Incoming(Aggregates.SUBSCRIPTION + InboxChannels.SUFFIX)
-    @Incoming(Aggregates.LICENSE + InboxChannels.SUFFIX)
-    @Incoming(Aggregates.RESTORE_JOB + InboxChannels.SUFFIX)
-    @Incoming(Aggregates.ANTI_NUKE + InboxChannels.SUFFIX)
-    public Uni<Void> consume(Message<List<byte[]>> batch) {
+    @Incoming("subscription-events")
+    public Uni<Void> subscriptions(Message<List<byte[]>> batch) {
+        return inbox.consume(CONSUMER, batch, handlers);
+    }
+
+    @Incoming("license-events")
+    public Uni<Void> licenses(Message<List<byte[]>> batch) {
+        return inbox.consume(CONSUMER, batch, handlers);
+    }
+
+    @Incoming("restore-events")
+    public Uni<Void> restores(Message<List<byte[]>> batch) {
+        return inbox.consume(CONSUMER, batch, handlers);
+    }
+
+    @Incoming("anti-nuke-events")
+    public Uni<Void> antiNuke(Message<List<byte[]>> batch) {
         return inbox.consume(CONSUMER, batch, handlers);
     }
 }

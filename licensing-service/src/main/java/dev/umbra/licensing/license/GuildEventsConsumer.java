@@ -3,9 +3,7 @@ package dev.umbra.licensing.license;
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
-import dev.umbra.events.Aggregates;
 import dev.umbra.platform.inbox.EventHandlers;
-import dev.umbra.platform.inbox.InboxChannels;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,7 +29,7 @@ public class GuildEventsConsumer {
                 .build();
     }
 
-    @Incoming(Aggregates.GUILD + InboxChannels.SUFFIX)
+    @Incoming("guild-events")
     public Uni<Void> consume(Message<List<byte[]>> batch) {
         return inbox.consume(CONSUMER, batch, handlers);
     }

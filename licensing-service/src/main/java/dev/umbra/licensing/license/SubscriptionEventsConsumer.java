@@ -6,9 +6,7 @@ import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
-import dev.umbra.events.Aggregates;
 import dev.umbra.platform.inbox.EventHandlers;
-import dev.umbra.platform.inbox.InboxChannels;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,7 +33,7 @@ public class SubscriptionEventsConsumer {
                 .build();
     }
 
-    @Incoming(Aggregates.SUBSCRIPTION + InboxChannels.SUFFIX)
+    @Incoming("subscription-events")
     public Uni<Void> consume(Message<List<byte[]>> batch) {
         return inbox.consume(GuildEventsConsumer.CONSUMER, batch, handlers);
     }

@@ -112,7 +112,7 @@ class OffsetResetIT {
                 .count();
     }
 
-    /** Every Kafka consumer of the channel (one per partition, see InboxChannels) goes back to the beginning. */
+    /** Every Kafka consumer of the channel (there is one per partition with concurrency) goes back to the beginning. */
     private void seekToBeginning(String channel) {
         Set<TopicPartition> all = new HashSet<>();
         for (String name : kafka.getConsumerChannels()) {

@@ -30,11 +30,6 @@ public interface InboxConfig {
     @WithDefault("PT30S")
     Duration attemptTimeout();
 
-    /** Kafka consumers per inbox channel (see {@link InboxChannels}): a partition that waits holds up only its own consumer. */
-    @WithDefault("3")
-    @Min(1)
-    int consumersPerChannel();
-
     /** Most records applied in one transaction. */
     @WithDefault("500")
     @Min(1)
