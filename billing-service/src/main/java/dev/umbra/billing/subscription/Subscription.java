@@ -122,7 +122,7 @@ public record Subscription(
             return Transition.none(this);
         }
         TransitionTable.require(Trigger.FIRST_CHARGE_FAILED, status, "the first charge has already succeeded");
-        return Transition.of(this, Trigger.FIRST_CHARGE_FAILED, new Draft(this).status(CANCELED).canceledAt(at).build());
+        return Transition.of(this, Trigger.FIRST_CHARGE_FAILED, new Draft(this).canceled(at).build());
     }
 
     // --- renewals and dunning -------------------------------------------------------------------
@@ -185,7 +185,7 @@ public record Subscription(
                     + " failed but attempt " + (failedAttempts + 1) + " of period " + duePeriod + " is the next");
         }
         if (attempt >= dunning.maxFailures()) {
-            Subscription after = new Draft(this).status(CANCELED).failedAttempts(attempt).nextAttemptAt(null).canceledAt(at).build();
+            Subscription after = new Draft(this).failedAttempts(attempt).canceled(at).build();
             return Transition.of(this, Trigger.RENEWAL_FAILED, after, new PaymentFailedFinal(id));
         }
         Subscription after = new Draft(this)
@@ -205,7 +205,7 @@ public record Subscription(
             throw new IllegalTransitionException(status, Trigger.PERIOD_ENDED,
                     "it ends only when canceled at period end and the period is over");
         }
-        return Transition.of(this, Trigger.PERIOD_ENDED, new Draft(this).status(CANCELED).canceledAt(at).build());
+        return Transition.of(this, Trigger.PERIOD_ENDED, new Draft(this).canceled(at).build());
     }
 
     // --- cancel ---------------------------------------------------------------------------------
@@ -224,7 +224,7 @@ public record Subscription(
         if (status == CANCELED) {
             return Transition.none(this);
         }
-        Subscription after = new Draft(this).status(CANCELED).canceledAt(at).nextAttemptAt(null).suspensions(Set.of()).build();
+        Subscription after = new Draft(this).canceled(at).build();
         // A pending subscription was never announced: canceling it says nothing to anyone.
         return status == PENDING ? Transition.of(this, trigger, after)
                 : Transition.of(this, trigger, after, new SubscriptionCanceled(id, false));
@@ -387,7 +387,15 @@ public record Subscription(
         Draft failedAttempts(int value) { failedAttempts = value; return this; }
         Draft nextAttemptAt(Instant value) { nextAttemptAt = value; return this; }
         Draft suspensions(Set<SuspensionReason> value) { suspensions = value; return this; }
-        Draft canceledAt(Instant value) { canceledAt = value; return this; }
+
+        /** Final: nothing is retried and nothing is suspended any more. */
+        Draft canceled(Instant at) {
+            status = CANCELED;
+            canceledAt = at;
+            nextAttemptAt = null;
+            suspensions = Set.of();
+            return this;
+        }
 
         Subscription build() {
             return new Subscription(from.id, from.guildId, from.userId, billingKeyId, planCode, status, cycle, paidThrough,
