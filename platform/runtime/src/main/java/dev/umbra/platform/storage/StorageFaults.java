@@ -68,7 +68,8 @@ public final class StorageFaults {
             if (state != null && (TRANSIENT_STATES.contains(state) || state.startsWith("08"))) {
                 return true;
             }
-            if (cause instanceof io.vertx.core.VertxException && lostConnection(cause.getMessage())) {
+            if (cause instanceof io.vertx.core.VertxException && lostConnection(cause.getMessage())
+                    || cause instanceof IllegalStateException && closedUnderneath(cause.getMessage())) {
                 return true;
             }
         }
@@ -113,9 +114,16 @@ public final class StorageFaults {
                 && "Timeout".equals(cause.getMessage());
     }
 
+    /** How Hibernate Reactive reports a connection that closed under its transaction. */
+    private static boolean closedUnderneath(String message) {
+        return message != null && (message.contains("Connection is not active") || message.contains("Pool closed")
+                || message.contains("connection may have been lost"));
+    }
+
     private static boolean lostConnection(String message) {
         return message != null && (message.contains("Connection refused") || message.contains("closed")
-                || message.contains("Connection reset") || message.contains("not active"));
+                || message.contains("Connection reset") || message.contains("Connection is not active")
+                || message.contains("Pool closed") || message.contains("connection may have been lost"));
     }
 
     /** The causes of {@code error}, the failures inside a Mutiny CompositeException included (a failed rollback after a failed statement).

@@ -59,4 +59,12 @@ class StorageFaultsTest {
         assertThat(StorageFaults.isTransient(deadlock)).isTrue();
         assertThat(StorageFaults.surelyNotExecuted(deadlock)).isFalse();
     }
+
+    @Test
+    void a_connection_that_closed_under_a_transaction_is_transient_as_hibernate_reactive_reports_it() {
+        assertThat(StorageFaults.isTransient(new IllegalStateException("Connection is not active now, current status: CLOSED"))).isTrue();
+        assertThat(StorageFaults.isTransient(new IllegalStateException("HR000090: Live transaction detected while closing the connection",
+                io.vertx.sqlclient.ClosedConnectionException.INSTANCE))).isTrue();
+        assertThat(StorageFaults.isTransient(new IllegalStateException("guild 1 always fails"))).isFalse();
+    }
 }
