@@ -47,7 +47,7 @@ create table guild_of (
 );
 
 -- Messages to send to other systems (Discord), written in the transaction of the event that causes
--- them and delivered by the dispatcher with retries (seed 002's integration outbox).
+-- them and delivered by the dispatcher with retries (the integration outbox, docs/architecture.md).
 create table integration_outbox (
     outbox_id       uuid         primary key,
     aggregate_type  varchar(50)  not null,

@@ -44,11 +44,15 @@ class WalkingSkeletonIT {
     }
 
     @Test
-    void everyServiceIsReadyAndDescribesItsApi() {
+    void everyServiceIsReadyAndDescribesItsApiOnItsManagementPortOnly() {
         for (ServiceProcess service : system.services()) {
-            given().baseUri(service.url()).when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
-            given().baseUri(service.url()).accept("application/json").when().get("/q/openapi").then().statusCode(200)
+            given().baseUri(service.managementUrl()).when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
+            given().baseUri(service.managementUrl()).when().get("/q/metrics").then().statusCode(200);
+            given().baseUri(service.managementUrl()).accept("application/json").when().get("/q/openapi").then().statusCode(200)
                     .body("openapi", org.hamcrest.Matchers.startsWith("3."));
+            for (String managementOnly : List.of("/q/health/ready", "/q/metrics", "/q/openapi")) {
+                given().baseUri(service.url()).when().get(managementOnly).then().statusCode(404);
+            }
         }
         given().baseUri(system.url("billing")).when().get("/plans").then().statusCode(200)
                 .body("code", hasItems("FREE", "PRO", "PREMIUM"));

@@ -1,7 +1,5 @@
 package dev.umbra.billing.plan;
 
-import io.quarkus.hibernate.reactive.panache.common.WithSession;
-import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.PermitAll;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -16,9 +14,9 @@ public class PlanResource {
 
     @GET
     @PermitAll
-    @WithSession
-    public Uni<List<PlanView>> list() {
-        return PlanEntry.<PlanEntry>listAll(io.quarkus.panache.common.Sort.by("rank"))
-                .map(plans -> plans.stream().map(p -> new PlanView(p.code, p.name, p.monthlyPrice, p.currency)).toList());
+    public List<PlanView> list() {
+        return PlanCatalogue.all().stream()
+                .map(p -> new PlanView(p.code(), p.name(), p.monthlyPrice(), p.currency()))
+                .toList();
     }
 }

@@ -34,17 +34,19 @@ public final class Devstack implements AutoCloseable {
     private final KafkaConnectWorker connect;
     private final JwtKeys jwt;
     private final DiscordSandbox discord;
+    private final PaymentGatewaySandbox paymentGateway;
     private final Map<String, String> connectorsByDatabase = new LinkedHashMap<>();
     private final Duration startTime;
 
     private Devstack(Path workDir, PostgresServer postgres, KafkaBroker kafka, KafkaConnectWorker connect, JwtKeys jwt,
-            DiscordSandbox discord, Duration startTime) {
+            DiscordSandbox discord, PaymentGatewaySandbox paymentGateway, Duration startTime) {
         this.workDir = workDir;
         this.postgres = postgres;
         this.kafka = kafka;
         this.connect = connect;
         this.jwt = jwt;
         this.discord = discord;
+        this.paymentGateway = paymentGateway;
         this.startTime = startTime;
     }
 
@@ -71,10 +73,13 @@ public final class Devstack implements AutoCloseable {
             KafkaConnectWorker connect = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), CHILD_JVM_OPTIONS);
             startedSoFar.add(connect);
             DiscordSandbox discord = DiscordSandbox.start();
+            startedSoFar.add(discord);
+            PaymentGatewaySandbox paymentGateway = PaymentGatewaySandbox.start();
+            startedSoFar.add(paymentGateway);
             Duration startTime = Duration.ofNanos(System.nanoTime() - started);
             LOG.info(() -> "devstack up in " + startTime.toMillis() + " ms: postgres 127.0.0.1:" + postgres.port()
                     + ", kafka " + kafka.bootstrapServers() + ", connect " + connect.url() + " (logs in " + workDir + ")");
-            return new Devstack(workDir, postgres, kafka, connect, jwt, discord, startTime);
+            return new Devstack(workDir, postgres, kafka, connect, jwt, discord, paymentGateway, startTime);
         } catch (RuntimeException e) {
             for (int i = startedSoFar.size() - 1; i >= 0; i--) {
                 closeQuietly(startedSoFar.get(i));
@@ -104,6 +109,10 @@ public final class Devstack implements AutoCloseable {
         return discord;
     }
 
+    public PaymentGatewaySandbox paymentGateway() {
+        return paymentGateway;
+    }
+
     public Path workDir() {
         return workDir;
     }
@@ -113,12 +122,13 @@ public final class Devstack implements AutoCloseable {
     }
 
     /**
-     * Streams a service database's outbox to Kafka with the connector of {@code deploy/connectors}.
-     * The outbox table must exist (the service has run its migrations). Idempotent.
+     * Streams a service database's outbox to Kafka with the service's connector ({@link OutboxConnectors}).
+     * The service must have migrated: the platform migration creates the publication and the slot,
+     * so whatever it committed before this call is streamed too. Idempotent.
      */
     public synchronized void streamOutbox(String service, String database) {
         if (!connectorsByDatabase.containsKey(database)) {
-            connectorsByDatabase.put(database, connect.register(service, postgres, database));
+            connectorsByDatabase.put(database, connect.register(ServiceRegistry.named(service), postgres, database));
         }
     }
 
@@ -135,12 +145,16 @@ public final class Devstack implements AutoCloseable {
         config.put("mp.jwt.verify.audiences", JwtKeys.AUDIENCE);
         config.put("umbra.discord.url", discord.url());
         config.put("umbra.discord.bot-token", discord.botToken());
+        config.put("umbra.payment-gateway.url", paymentGateway.url());
+        config.put("umbra.payment-gateway.secret-key", paymentGateway.secretKey());
+        config.put("umbra.payment-gateway.callback-secret", paymentGateway.callbackSecret());
         return config;
     }
 
     @Override
     public synchronized void close() {
         discord.close();
+        paymentGateway.close();
         connectorsByDatabase.values().forEach(connector -> runQuietly(() -> connect.delete(connector)));
         closeQuietly(connect);
         connectorsByDatabase.keySet().forEach(database -> runQuietly(() -> postgres.dropReplicationState(database)));

@@ -4,17 +4,24 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
- * {@code java -jar devstack.jar [--stack-only] [service…]}: starts devstack and the packaged services,
- * prints where everything is, and on Ctrl-C stops it all and deletes its data.
+ * {@code java -jar devstack.jar [--stack-only] [service…]}: starts devstack and the packaged services
+ * of {@link ServiceRegistry} (all, or those named), prints where everything is, and on Ctrl-C stops it
+ * all and deletes its data.
  */
 public final class DevstackCli {
+
+    /** Held so the level sticks: the Kafka clients' INFO is their whole configuration, on every probe of the broker. */
+    private static final Logger KAFKA_CLIENTS = Logger.getLogger("org.apache.kafka");
 
     private DevstackCli() {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        KAFKA_CLIENTS.setLevel(Level.WARNING);
         List<String> arguments = Arrays.asList(args);
         boolean stackOnly = arguments.contains("--stack-only");
         List<String> services = arguments.stream().filter(a -> !a.startsWith("--")).toList();
@@ -45,10 +52,14 @@ public final class DevstackCli {
         System.out.printf("  kafka connect  %s/connectors%n", stack.connect().url());
         System.out.printf("  discord (sandbox) %s  (GET /sandbox/messages; POST /sandbox/faults {\"mode\":\"fail\"|\"hang\"|\"none\"})%n",
                 stack.discord().url());
+        System.out.printf("  payment gateway (sandbox) %s  (controls on %s: GET /sandbox/charges, /sandbox/requests, /sandbox/callbacks;%n"
+                + "                 POST /sandbox/faults {\"mode\":\"fail\"|\"fail-ratio\"|\"refuse\"|\"drop\"|\"late-answer\"|\"reset\"|\"pending\"|\"decline\"|"
+                + "\"lose-callbacks\"|\"duplicate-callbacks\"|\"late-callbacks\"|\"none\", \"count\":n}; POST /sandbox/payments/{key}/settle)%n",
+                stack.paymentGateway().url(), stack.paymentGateway().controlUrl());
         if (system != null) {
             for (ServiceProcess service : system.services()) {
-                System.out.printf("  %-14s %s  (OpenAPI %s/q/openapi, health %s/q/health)%n", service.name(), service.url(),
-                        service.url(), service.url());
+                System.out.printf("  %-17s %s  management %s (/q/health, /q/metrics, /q/openapi)%n", service.name(), service.url(),
+                        service.managementUrl());
             }
         }
         System.out.printf("  bot token      %s%n", stack.jwt().mint("discord-bot", List.of("bot"), JwtKeys.MAX_LIFETIME));

@@ -27,14 +27,15 @@ import java.util.concurrent.atomic.AtomicReference;
  * A stand-in for the part of Discord's HTTP API that sends direct messages: open a DM channel
  * ({@code POST /api/v10/users/@me/channels}), post a message ({@code POST /api/v10/channels/{id}/messages},
  * honouring {@code nonce} with {@code enforce_nonce} as Discord does). It records what it delivered and,
- * on request, fails (HTTP 503) or hangs, to play an outage.
+ * on request, fails (HTTP 503) or hangs, to play an outage, rate-limits (HTTP 429 with {@code Retry-After}),
+ * or refuses the message (HTTP 403, as Discord does for a user who does not take DMs).
  */
 public final class DiscordSandbox implements AutoCloseable {
 
     public record Delivered(String recipientId, String content, String nonce, Instant receivedAt) {
     }
 
-    private enum Fault { NONE, FAIL, HANG }
+    private enum Fault { NONE, FAIL, HANG, RATE_LIMIT, REJECT }
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration HANG = Duration.ofSeconds(30);
@@ -46,6 +47,7 @@ public final class DiscordSandbox implements AutoCloseable {
     private final Map<String, JsonNode> messagesByNonce = new ConcurrentHashMap<>();
     private final AtomicReference<Fault> fault = new AtomicReference<>(Fault.NONE);
     private final AtomicInteger faultsLeft = new AtomicInteger();
+    private final AtomicReference<Duration> retryAfter = new AtomicReference<>(Duration.ZERO);
     private final AtomicLong ids = new AtomicLong(1_300_000_000_000_000_000L);
 
     private DiscordSandbox(HttpServer server, String botToken) {
@@ -107,6 +109,19 @@ public final class DiscordSandbox implements AutoCloseable {
         fault.set(Fault.HANG);
     }
 
+    /** Answers 429 with {@code Retry-After} (seconds, as Discord sends it) to the next {@code count} calls (all if negative). */
+    public void rateLimit(int count, Duration after) {
+        retryAfter.set(after);
+        faultsLeft.set(count < 0 ? Integer.MAX_VALUE : count);
+        fault.set(Fault.RATE_LIMIT);
+    }
+
+    /** Answers 403 "Cannot send messages to this user" to the next {@code count} calls (all if negative). */
+    public void reject(int count) {
+        faultsLeft.set(count < 0 ? Integer.MAX_VALUE : count);
+        fault.set(Fault.REJECT);
+    }
+
     public void recover() {
         fault.set(Fault.NONE);
         faultsLeft.set(0);
@@ -120,10 +135,20 @@ public final class DiscordSandbox implements AutoCloseable {
             }
             Fault current = fault.get();
             if (current != Fault.NONE && faultsLeft.getAndDecrement() > 0) {
-                if (current == Fault.HANG) {
-                    sleep(HANG);
+                switch (current) {
+                    case RATE_LIMIT -> {
+                        double seconds = retryAfter.get().toMillis() / 1000.0;
+                        exchange.getResponseHeaders().set("Retry-After", Double.toString(seconds));
+                        respond(exchange, 429, JSON.createObjectNode().put("message", "You are being rate limited.")
+                                .put("retry_after", seconds).put("global", false).toString());
+                    }
+                    case REJECT -> respond(exchange, 403, "{\"message\": \"Cannot send messages to this user\", \"code\": 50007}");
+                    case HANG -> {
+                        sleep(HANG);
+                        respond(exchange, 503, "{\"message\": \"upstream unavailable\"}");
+                    }
+                    default -> respond(exchange, 503, "{\"message\": \"upstream unavailable\"}");
                 }
-                respond(exchange, 503, "{\"message\": \"upstream unavailable\"}");
                 return;
             }
             String path = exchange.getRequestURI().getPath();
@@ -141,7 +166,8 @@ public final class DiscordSandbox implements AutoCloseable {
 
     /**
      * For people trying the local system: {@code GET /sandbox/messages} lists what was delivered;
-     * {@code POST /sandbox/faults {"mode": "fail"|"hang"|"none", "count": n}} plays an outage (n &lt; 0: until told otherwise).
+     * {@code POST /sandbox/faults {"mode": "fail"|"hang"|"rate-limit"|"reject"|"none", "count": n, "retry_after_seconds": s}}
+     * plays an outage, a rate limit or a refusal (n &lt; 0: until told otherwise).
      */
     private void control(HttpExchange exchange) throws IOException {
         try (exchange) {
@@ -155,6 +181,8 @@ public final class DiscordSandbox implements AutoCloseable {
                 switch (body.path("mode").asText("none")) {
                     case "fail" -> fail(count);
                     case "hang" -> hang(count);
+                    case "rate-limit" -> rateLimit(count, Duration.ofMillis((long) (body.path("retry_after_seconds").asDouble(5) * 1000)));
+                    case "reject" -> reject(count);
                     default -> recover();
                 }
                 respond(exchange, 200, JSON.createObjectNode().put("mode", fault.get().name().toLowerCase()).toString());

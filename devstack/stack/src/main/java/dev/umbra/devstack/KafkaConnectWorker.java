@@ -2,9 +2,7 @@ package dev.umbra.devstack;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -61,21 +60,18 @@ public final class KafkaConnectWorker implements AutoCloseable {
     }
 
     /**
-     * Registers (or updates) the connector of {@code deploy/connectors/<service>.json}, pointed at the
-     * given database, and waits until its task runs.
+     * Registers (or updates) the outbox connector of {@code service} ({@link OutboxConnectors}),
+     * pointed at {@code database} of this stack, and waits until its task runs.
      */
-    public String register(String service, PostgresServer postgres, String database) {
-        ObjectNode definition = connectorFile(service);
-        String name = definition.get("name").asText();
-        ObjectNode config = (ObjectNode) definition.get("config");
-        config.put("database.hostname", postgres.host());
-        config.put("database.port", Integer.toString(postgres.port()));
-        config.put("database.user", postgres.user());
-        config.put("database.password", postgres.password());
-        config.put("database.dbname", database);
+    public String register(UmbraService service, PostgresServer postgres, String database) {
+        String name = OutboxConnectors.connectorName(database);
+        Map<String, String> config = new LinkedHashMap<>(OutboxConnectors.config(service, database, postgres.host(), postgres.port(),
+                postgres.user(), postgres.password()));
+        // Locally a heartbeat a second: an idle database's slot visibly moves within a test's patience.
+        config.put("heartbeat.interval.ms", "1000");
         HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + name + "/config"))
                 .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(config.toString())));
+                .PUT(HttpRequest.BodyPublishers.ofString(json(config))));
         if (response.statusCode() / 100 != 2) {
             throw new IllegalStateException("Connect refused connector " + name + ": " + response.statusCode() + " " + response.body());
         }
@@ -85,15 +81,6 @@ public final class KafkaConnectWorker implements AutoCloseable {
 
     public void delete(String connector) {
         send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + connector)).DELETE());
-    }
-
-    public List<String> connectors() {
-        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url() + "/connectors")).GET());
-        try {
-            return List.of(JSON.readValue(response.body(), String[].class));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private boolean running(String connector) {
@@ -143,17 +130,9 @@ public final class KafkaConnectWorker implements AutoCloseable {
         }
     }
 
-    static boolean hasConnectorFile(String service) {
-        return KafkaConnectWorker.class.getClassLoader().getResource("META-INF/umbra/connectors/" + service + ".json") != null;
-    }
-
-    static ObjectNode connectorFile(String service) {
-        String resource = "META-INF/umbra/connectors/" + service + ".json";
-        try (InputStream in = KafkaConnectWorker.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalArgumentException("no connector file deploy/connectors/" + service + ".json");
-            }
-            return (ObjectNode) JSON.readTree(in);
+    private static String json(Map<String, String> config) {
+        try {
+            return JSON.writeValueAsString(config);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

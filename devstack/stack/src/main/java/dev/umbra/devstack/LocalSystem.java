@@ -2,14 +2,10 @@ package dev.umbra.devstack;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
-/** Devstack plus the packaged services, each on its usual port: the whole system on one machine. */
+/** Devstack plus the packaged services of {@link ServiceRegistry}: the whole system on one machine. */
 public final class LocalSystem implements AutoCloseable {
-
-    public static final Map<String, Integer> SERVICES = servicePorts();
 
     private final Devstack stack;
     private final List<ServiceProcess> services;
@@ -19,17 +15,21 @@ public final class LocalSystem implements AutoCloseable {
         this.services = services;
     }
 
-    /** Starts the named services (all five when none is named) on free ports against {@code stack}. */
+    /**
+     * Starts the named services (every registered one when none is named) against {@code stack}: on
+     * their registered HTTP and management ports when {@code usualPorts}, else on free ones.
+     */
     public static LocalSystem start(Devstack stack, Path repoRoot, boolean usualPorts, List<String> names) {
+        List<UmbraService> chosen = names.isEmpty() ? ServiceRegistry.SERVICES : names.stream().map(ServiceRegistry::named).toList();
         List<ServiceProcess> started = new ArrayList<>();
         try {
-            for (String name : names.isEmpty() ? List.copyOf(SERVICES.keySet()) : names) {
-                Integer usual = SERVICES.get(name);
-                if (usual == null) {
-                    throw new IllegalArgumentException("no service " + name + "; services are " + SERVICES.keySet());
-                }
-                started.add(ServiceProcess.start(stack, repoRoot, name, usualPorts ? usual : Ports.free()));
+            for (UmbraService service : chosen) {
+                started.add(usualPorts
+                        ? ServiceProcess.start(stack, repoRoot, service, service.httpPort(), service.managementPort())
+                        : ServiceProcess.start(stack, repoRoot, service, Ports.free(), Ports.free()));
             }
+            started.stream().filter(s -> s.name().equals("billing-service")).findFirst()
+                    .ifPresent(billing -> stack.paymentGateway().callbackUrl(billing.url() + "/webhooks/payment-gateway"));
             return new LocalSystem(stack, started);
         } catch (RuntimeException e) {
             started.forEach(ServiceProcess::close);
@@ -45,20 +45,19 @@ public final class LocalSystem implements AutoCloseable {
         return services;
     }
 
+    /** The public API of a running service, by its registry name ({@code guild}, {@code licensing}, …). */
     public String url(String service) {
-        return services.stream().filter(s -> s.name().equals(service + "-service")).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException(service + " is not running"))
-                .url();
+        return process(service).url();
     }
 
-    private static Map<String, Integer> servicePorts() {
-        Map<String, Integer> ports = new LinkedHashMap<>();
-        ports.put("guild", 8081);
-        ports.put("licensing", 8082);
-        ports.put("billing", 8083);
-        ports.put("recovery", 8084);
-        ports.put("audit", 8085);
-        return ports;
+    /** The management interface (health, metrics, OpenAPI) of a running service. */
+    public String managementUrl(String service) {
+        return process(service).managementUrl();
+    }
+
+    private ServiceProcess process(String service) {
+        return services.stream().filter(s -> s.service().name().equals(service)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(service + " is not running"));
     }
 
     /** Stops the services together: each gets its grace period, not the sum of all of them. */

@@ -65,6 +65,9 @@ public final class PostgresServer implements AutoCloseable {
                 "-c", "unix_socket_directories=",
                 "-c", "wal_level=logical",
                 "-c", "max_replication_slots=20",
+                // A slot nobody reads (a stopped connector, a test that never streams) may not fill the disk:
+                // past this much WAL PostgreSQL invalidates it (docs/operations.md says what then).
+                "-c", "max_slot_wal_keep_size=1GB",
                 "-c", "max_wal_senders=20",
                 "-c", "max_connections=200",
                 "-c", "shared_buffers=128MB")), workDir, log, Map.of());

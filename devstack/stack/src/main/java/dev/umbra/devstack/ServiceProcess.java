@@ -16,47 +16,61 @@ import java.util.Map;
 /** A packaged Umbra service ({@code <service>/target/quarkus-app/quarkus-run.jar}) running against a devstack. */
 public final class ServiceProcess implements AutoCloseable {
 
-    private final String name;
+    private final UmbraService service;
     private final int port;
+    private final int managementPort;
     private final ChildProcess process;
 
-    private ServiceProcess(String name, int port, ChildProcess process) {
-        this.name = name;
+    private ServiceProcess(UmbraService service, int port, int managementPort, ChildProcess process) {
+        this.service = service;
         this.port = port;
+        this.managementPort = managementPort;
         this.process = process;
     }
 
     /**
-     * Starts the service with its own database on {@code stack}, waits until it is ready, then streams
-     * its outbox if it has a connector file.
+     * Starts the service with its own database on {@code stack}, waits until its management interface
+     * says it is ready, then streams its outbox if it publishes events. The order is safe: the
+     * service's migration created the replication slot before the service could write, so the
+     * connector, registered afterwards, still streams everything the service committed meanwhile.
      */
-    public static ServiceProcess start(Devstack stack, Path repoRoot, String service, int port) {
-        String database = service;
-        Path jar = repoRoot.resolve(service + "-service/target/quarkus-app/quarkus-run.jar");
+    public static ServiceProcess start(Devstack stack, Path repoRoot, UmbraService service, int port, int managementPort) {
+        Path jar = repoRoot.resolve(service.module() + "/target/quarkus-app/quarkus-run.jar");
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: package the services first (./mvnw package -DskipTests)");
         }
-        stack.postgres().createDatabase(database);
+        stack.postgres().createDatabase(service.database());
         Map<String, String> env = new HashMap<>();
-        stack.serviceConfig(database).forEach((key, value) -> env.put(environmentName(key), value));
-        env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
-        ChildProcess process = ChildProcess.start(service + "-service",
+        stack.serviceConfig(service.database()).forEach((key, value) -> env.put(environmentName(key), value));
+        env.put(environmentName("quarkus.http.port"), Integer.toString(port));
+        env.put(environmentName("quarkus.management.port"), Integer.toString(managementPort));
+        ChildProcess process = ChildProcess.start(service.module(),
                 List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", jar.toString()),
-                stack.workDir(), stack.workDir().resolve(service + "-service.log"), env);
-        ServiceProcess started = new ServiceProcess(service + "-service", port, process);
-        Await.until(started.name, Duration.ofSeconds(60), process, started::ready);
-        if (KafkaConnectWorker.hasConnectorFile(service)) {
-            stack.streamOutbox(service, database);
+                stack.workDir(), stack.workDir().resolve(service.module() + ".log"), env);
+        ServiceProcess started = new ServiceProcess(service, port, managementPort, process);
+        Await.until(started.name(), Duration.ofSeconds(60), process, started::ready);
+        if (service.hasOutbox()) {
+            stack.streamOutbox(service.name(), service.database());
         }
         return started;
     }
 
     public String name() {
-        return name;
+        return service.module();
     }
 
+    public UmbraService service() {
+        return service;
+    }
+
+    /** The public API. */
     public String url() {
         return "http://127.0.0.1:" + port;
+    }
+
+    /** Health ({@code /q/health}), metrics ({@code /q/metrics}) and the OpenAPI document: never on the public port. */
+    public String managementUrl() {
+        return "http://127.0.0.1:" + managementPort;
     }
 
     public long pid() {
@@ -66,7 +80,7 @@ public final class ServiceProcess implements AutoCloseable {
     private boolean ready() {
         try {
             HttpResponse<Void> response = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create(url() + "/q/health/ready")).timeout(Duration.ofSeconds(2)).build(),
+                    HttpRequest.newBuilder(URI.create(managementUrl() + "/q/health/ready")).timeout(Duration.ofSeconds(2)).build(),
                     HttpResponse.BodyHandlers.discarding());
             return response.statusCode() == 200;
         } catch (IOException e) {

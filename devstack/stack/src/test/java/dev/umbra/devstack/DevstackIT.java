@@ -20,11 +20,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
-/** A stack of its own (not the shared one): the connector files stream an outbox, and closing leaves nothing behind. */
+/** A stack of its own (not the shared one): the outbox connector streams what was committed before it existed, and closing leaves nothing behind. */
 class DevstackIT {
 
     @Test
-    void streamsAnOutboxThroughTheConnectorFileAndCleansUpAfterwards() throws Exception {
+    void streamsAnOutboxFromItsSlotAndCleansUpAfterwards() throws Exception {
         Devstack stack = Devstack.start();
         List<Long> pids = List.of(stack.postgres().pid(), stack.kafka().pid(), stack.connect().pid());
         try {
@@ -34,11 +34,16 @@ class DevstackIT {
             }
 
             stack.postgres().createDatabase("guild");
+            // What the platform migrations (V0_1..V0_4) make of every service database, in its order.
             execute(stack, "guild", "create table outbox_event (id uuid primary key, aggregatetype varchar(64) not null, "
                     + "aggregateid varchar(128) not null, type varchar(128) not null, \"timestamp\" timestamptz not null, "
-                    + "payload jsonb not null, schema_version integer not null, tracingspancontext varchar(256))");
-            stack.streamOutbox("guild", "guild");
+                    + "payload jsonb not null, schema_version integer not null, tracingspancontext varchar(256), sequence bigint)");
+            execute(stack, "guild", "create table " + OutboxConnectors.HEARTBEAT_TABLE + " (id smallint primary key, beat_at timestamptz not null)");
+            execute(stack, "guild", "create publication " + OutboxConnectors.PUBLICATION + " for table outbox_event, "
+                    + OutboxConnectors.HEARTBEAT_TABLE + " with (publish = 'insert, update')");
+            execute(stack, "guild", "select pg_create_logical_replication_slot('" + OutboxConnectors.slotName("guild") + "', 'pgoutput')");
 
+            // Written before the connector exists: the slot keeps it.
             UUID rolledBack = UUID.randomUUID();
             UUID committed = UUID.randomUUID();
             try (Connection connection = stack.postgres().connect("guild"); Statement statement = connection.createStatement()) {
@@ -49,6 +54,7 @@ class DevstackIT {
                 statement.execute("delete from outbox_event where id = '" + committed + "'");
                 connection.commit();
             }
+            stack.streamOutbox("guild", "guild");
 
             ConsumerRecord<String, String> record = awaitRecord(stack, "umbra.guild", committed.toString());
             assertThat(record.key()).isEqualTo("123456789012345678");
@@ -56,6 +62,7 @@ class DevstackIT {
             assertThat(header(record, "eventType")).isEqualTo("BotKicked");
             assertThat(header(record, "aggregateType")).isEqualTo("guild");
             assertThat(header(record, "schemaVersion")).isEqualTo("1");
+            assertThat(header(record, "sequence")).isEqualTo("1");
             assertThat(header(record, "occurredAt")).startsWith("2026-11-22T10:00:00");
             assertThat(query(stack, "guild", "select count(*) from pg_replication_slots where slot_name = 'guild_outbox'")).isEqualTo("1");
         } finally {
@@ -71,7 +78,7 @@ class DevstackIT {
 
     private static String insert(UUID id) {
         return "insert into outbox_event values ('" + id + "', 'guild', '123456789012345678', 'BotKicked', "
-                + "'2026-11-22T10:00:00Z', '{\"guild_id\":\"123456789012345678\"}', 1, null)";
+                + "'2026-11-22T10:00:00Z', '{\"guild_id\":\"123456789012345678\"}', 1, null, 1)";
     }
 
     private static ConsumerRecord<String, String> awaitRecord(Devstack stack, String topic, String eventId) {

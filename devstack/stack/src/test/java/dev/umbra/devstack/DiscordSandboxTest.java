@@ -40,6 +40,19 @@ class DiscordSandboxTest {
         assertThat(post("/api/v10/users/@me/channels", "{\"recipient_id\":\"1\"}", true).statusCode()).isEqualTo(200);
     }
 
+    @Test
+    void ratesLimitsWithRetryAfterAndRefusesMessagesOnRequest() throws Exception {
+        post("/sandbox/faults", "{\"mode\":\"rate-limit\",\"count\":1,\"retry_after_seconds\":2.5}", false);
+        HttpResponse<String> limited = post("/api/v10/users/@me/channels", "{\"recipient_id\":\"1\"}", true);
+        assertThat(limited.statusCode()).isEqualTo(429);
+        assertThat(limited.headers().firstValue("Retry-After")).hasValue("2.5");
+        assertThat(limited.body()).contains("\"retry_after\":2.5");
+
+        post("/sandbox/faults", "{\"mode\":\"reject\",\"count\":1}", false);
+        assertThat(post("/api/v10/users/@me/channels", "{\"recipient_id\":\"1\"}", true).statusCode()).isEqualTo(403);
+        assertThat(post("/api/v10/users/@me/channels", "{\"recipient_id\":\"1\"}", true).statusCode()).isEqualTo(200);
+    }
+
     private HttpResponse<String> post(String path, String json, boolean authorized) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(sandbox.url() + path))
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));

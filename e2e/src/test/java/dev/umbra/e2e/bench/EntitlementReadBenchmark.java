@@ -43,11 +43,12 @@ class EntitlementReadBenchmark {
                 List.of("licensing"))) {
             seed(stack);
             String url = system.url("licensing");
+            String management = system.managementUrl("licensing");
             String token = Tokens.bot();
             drive(url, token, rate, 10);
-            double[] before = serverTimer(url);
+            double[] before = serverTimer(management);
             double[] http = drive(url, token, rate, seconds);
-            double[] after = serverTimer(url);
+            double[] after = serverTimer(management);
             double count = after[0] - before[0];
             String serverTime = String.format("%d requests, mean %.0f µs", (long) count, count == 0 ? 0 : (after[1] - before[1]) / count * 1e6);
             double[] sql = pgbench(stack, rate, seconds);
@@ -66,8 +67,8 @@ class EntitlementReadBenchmark {
     }
 
     /** Count and total seconds of the service's own timer for the endpoint: the server's share of the latency. */
-    private static double[] serverTimer(String url) throws Exception {
-        String metrics = java.net.http.HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/q/metrics")).build(),
+    private static double[] serverTimer(String managementUrl) throws Exception {
+        String metrics = java.net.http.HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(managementUrl + "/q/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         double[] countAndSum = new double[2];
         metrics.lines().filter(l -> l.contains("entitlements") && l.contains("status=\"200\"")).forEach(line -> {

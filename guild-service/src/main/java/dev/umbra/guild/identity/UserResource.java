@@ -1,5 +1,6 @@
 package dev.umbra.guild.identity;
 
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
@@ -17,6 +18,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 /** Called by the dashboard's sign-in flow after Discord OAuth succeeded. */
 @Path("/users")
 @RolesAllowed(Roles.BOT)
+@DatabaseGuard
 public class UserResource {
 
     public record RegistrationRequest(@NotNull @DiscordId String discordUserId) {

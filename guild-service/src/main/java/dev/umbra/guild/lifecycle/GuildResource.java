@@ -1,5 +1,7 @@
 package dev.umbra.guild.lifecycle;
 
+import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
@@ -19,6 +21,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 /** Calls of the Discord bot gateway about a guild's lifecycle. */
 @Path("/guilds/{guildId}")
 @RolesAllowed(Roles.BOT)
+@DatabaseGuard
 public class GuildResource {
 
     private final GuildService guilds;
@@ -34,6 +37,8 @@ public class GuildResource {
             @PathParam("guildId") @DiscordId String guildId,
             @Valid @NotNull InstallationRequest request) {
         return guilds.install(guildId, request.installerUserId())
+                // Two first installs racing: the loser finds the winner's guild and answers as a repeat.
+                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> guilds.install(guildId, request.installerUserId()))
                 .map(installation -> RestResponse.ResponseBuilder
                         .create(installation.created() ? Response.Status.CREATED : Response.Status.OK, GuildView.of(installation.guild()))
                         .type(MediaType.APPLICATION_JSON_TYPE)

@@ -1,68 +1,60 @@
 package dev.umbra.guild.notification;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.ProblemException;
 import dev.umbra.platform.web.Roles;
-import io.quarkus.hibernate.reactive.panache.common.WithSession;
-import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
-import io.quarkus.panache.common.Sort;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
 
 /** For operators: the messages that could not be delivered, and a way to send one again. */
 @Path("/admin/notifications")
 @RolesAllowed(Roles.ADMIN)
+@DatabaseGuard
 public class NotificationAdminResource {
 
-    public record MessageView(UUID outboxId, String eventType, String aggregateType, String aggregateId, String status,
-            int attempts, int maxAttempts, String lastError, Instant nextAttemptAt, Instant createdAt) {
+    public record DeadLetterView(String id, String eventType, String aggregateType, String aggregateId, int attempts, String reason,
+            Instant diedAt, Instant createdAt) {
 
-        static MessageView of(NotificationMessage message) {
-            return new MessageView(message.outboxId, message.eventType, message.aggregateType, message.aggregateId, message.status,
-                    message.attempts, message.maxAttempts, message.lastError, message.nextAttemptAt, message.createdAt);
+        static DeadLetterView of(WorkQueue.DeadLetter dead) {
+            NotificationPayload message = NotificationPayload.of(dead.payload());
+            return new DeadLetterView(dead.key(), message.eventType(), message.aggregateType(), message.aggregateId(), dead.attempts(),
+                    dead.reason(), dead.diedAt(), dead.createdAt());
         }
     }
 
-    private final Clock clock;
+    public record RetryView(String id, String status, int attempts) {
+    }
 
-    public NotificationAdminResource(Clock clock) {
-        this.clock = clock;
+    private final WorkQueue queue;
+
+    public NotificationAdminResource(WorkQueues queues) {
+        this.queue = queues.queue(NotificationDispatcher.QUEUE);
     }
 
     /** The oldest 100 dead letters. */
     @GET
     @Path("/dead-letters")
-    @WithSession
-    public Uni<List<MessageView>> deadLetters() {
-        return NotificationMessage.<NotificationMessage>find("status", Sort.by("createdAt"), NotificationStatus.DEAD_LETTER.column())
-                .page(0, 100).list()
-                .map(messages -> messages.stream().map(MessageView::of).toList());
+    public Uni<List<DeadLetterView>> deadLetters() {
+        return queue.deadLetters(100).map(dead -> dead.stream().map(DeadLetterView::of).toList());
     }
 
     /** Puts a dead letter back in line with a fresh set of attempts; 409 for a message that is not dead. */
     @POST
-    @Path("/{outboxId}/retry")
-    @WithTransaction
-    public Uni<MessageView> retry(@PathParam("outboxId") @org.hibernate.validator.constraints.UUID String outboxId) {
-        return NotificationMessage.<NotificationMessage>findById(UUID.fromString(outboxId)).chain(message -> {
-            if (message == null) {
-                return Uni.createFrom().failure(ProblemException.notFound("no notification " + outboxId));
-            }
-            if (!NotificationStatus.DEAD_LETTER.column().equals(message.status)) {
-                return Uni.createFrom().failure(ProblemException.conflict("notification " + outboxId + " is " + message.status
-                        + ", not a dead letter"));
-            }
-            message.status = NotificationStatus.PENDING.column();
-            message.attempts = 0;
-            message.nextAttemptAt = clock.instant();
-            return Uni.createFrom().item(MessageView.of(message));
-        });
+    @Path("/{id}/retry")
+    public Uni<RetryView> retry(@PathParam("id") @org.hibernate.validator.constraints.UUID String id) {
+        return queue.revive(id).chain(revived -> revived
+                ? Uni.createFrom().item(new RetryView(id, "pending", 0))
+                : queue.status(id).chain(status -> Uni.createFrom().failure(status == null
+                        ? ProblemException.notFound("no notification " + id)
+                        : ProblemException.conflict("notification " + id + " is " + status + ", not a dead letter"))));
     }
 }

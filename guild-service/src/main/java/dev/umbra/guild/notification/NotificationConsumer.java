@@ -20,6 +20,7 @@ import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -57,22 +58,22 @@ public class NotificationConsumer {
     }
 
     @Incoming("subscription-events")
-    public Uni<Void> subscriptions(Message<byte[]> message) {
-        return inbox.consume(CONSUMER, message, handlers);
+    public Uni<Void> subscriptions(Message<List<byte[]>> batch) {
+        return inbox.consume(CONSUMER, batch, handlers);
     }
 
     @Incoming("license-events")
-    public Uni<Void> licenses(Message<byte[]> message) {
-        return inbox.consume(CONSUMER, message, handlers);
+    public Uni<Void> licenses(Message<List<byte[]>> batch) {
+        return inbox.consume(CONSUMER, batch, handlers);
     }
 
     @Incoming("restore-events")
-    public Uni<Void> restores(Message<byte[]> message) {
-        return inbox.consume(CONSUMER, message, handlers);
+    public Uni<Void> restores(Message<List<byte[]>> batch) {
+        return inbox.consume(CONSUMER, batch, handlers);
     }
 
     @Incoming("anti-nuke-events")
-    public Uni<Void> antiNuke(Message<byte[]> message) {
-        return inbox.consume(CONSUMER, message, handlers);
+    public Uni<Void> antiNuke(Message<List<byte[]>> batch) {
+        return inbox.consume(CONSUMER, batch, handlers);
     }
 }

@@ -8,7 +8,11 @@ final class NotificationTemplates {
     private NotificationTemplates() {
     }
 
+    /** Throws {@link IllegalArgumentException} for an event without a template or parameters that are not an object. */
     static String render(String eventType, JsonNode params) {
+        if (params == null || !params.isObject()) {
+            throw new IllegalArgumentException("the parameters of a " + eventType + " message are not an object: " + params);
+        }
         return switch (eventType) {
             case "SubscriptionStarted" -> "Your " + text(params, "plan_code") + " subscription is active. Thank you!";
             case "PaymentFailed" -> "A payment for your subscription failed (attempt " + text(params, "retry_count")

@@ -1,21 +1,21 @@
 package dev.umbra.guild.notification;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.platform.inbox.RejectedEventException;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.Set;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Turns events a guild's owner must hear about into integration-outbox rows, inside the inbox
- * transaction: the row commits together with the event's dedupe row, so one event is one message.
+ * Turns events a guild's owner must hear about into items of the {@value NotificationDispatcher#QUEUE}
+ * work queue, inside the inbox transaction: the item commits together with the event's dedupe row and
+ * is keyed by the event's id, so one event is one message.
  */
 @ApplicationScoped
 public class Notifications {
@@ -25,11 +25,11 @@ public class Notifications {
             "old_owner_id", "new_owner_id");
 
     private final Clock clock;
-    private final int maxAttempts;
+    private final WorkQueue queue;
 
-    public Notifications(Clock clock, @ConfigProperty(name = "guild.notifications.max-attempts") int maxAttempts) {
+    public Notifications(Clock clock, WorkQueues queues) {
         this.clock = clock;
-        this.maxAttempts = maxAttempts;
+        this.queue = queues.queue(NotificationDispatcher.QUEUE);
     }
 
     /** An event that introduces an aggregate of another service: remember its guild, and tell the owner if asked. */
@@ -50,27 +50,14 @@ public class Notifications {
     }
 
     Uni<Void> enqueue(String guildId, EventEnvelope envelope) {
-        Instant now = clock.instant();
-        NotificationMessage message = new NotificationMessage();
-        message.outboxId = envelope.eventId();
-        message.aggregateType = envelope.aggregateType();
-        message.aggregateId = envelope.aggregateId();
-        message.eventType = envelope.eventType();
-        message.targetProvider = NotificationMessage.DISCORD;
-        message.payload = payload(guildId, envelope.payload());
-        message.status = NotificationStatus.PENDING.column();
-        message.maxAttempts = maxAttempts;
-        message.nextAttemptAt = now;
-        message.createdAt = now;
-        return message.persist().replaceWithVoid();
+        NotificationPayload message = new NotificationPayload(envelope.eventType(), envelope.aggregateType(), envelope.aggregateId(),
+                guildId, params(envelope.payload()));
+        return queue.enqueue(envelope.eventId().toString(), message.toJson(), clock.instant());
     }
 
-    private static JsonNode payload(String guildId, JsonNode eventPayload) {
+    private static JsonNode params(JsonNode eventPayload) {
         ObjectNode params = eventPayload.deepCopy();
         params.remove(PERSONAL_FIELDS);
-        ObjectNode payload = JsonNodeFactory.instance.objectNode();
-        payload.put("guild_id", guildId);
-        payload.set("params", params);
-        return payload;
+        return params;
     }
 }

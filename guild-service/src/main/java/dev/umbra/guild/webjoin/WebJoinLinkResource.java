@@ -1,5 +1,6 @@
 package dev.umbra.guild.webjoin;
 
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
@@ -16,6 +17,7 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
 /** A guild's owner publishes (or changes) the guild's web-join link. */
 @Path("/guilds/{guildId}/web-join")
 @RolesAllowed(Roles.USER)
+@DatabaseGuard
 public class WebJoinLinkResource {
 
     public record SlugRequest(@NotNull @Pattern(regexp = WebJoinLink.SLUG,

@@ -1,5 +1,6 @@
 package dev.umbra.guild.webjoin;
 
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -16,6 +17,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 /** Someone signed in with Discord joins the guild behind a web-join link. */
 @Path("/web-join/{slug}/members")
 @RolesAllowed(Roles.USER)
+@DatabaseGuard
 public class WebJoinMemberResource {
 
     public record MemberView(UUID memberId, String guildId, String discordUserId, Instant joinedAt) {

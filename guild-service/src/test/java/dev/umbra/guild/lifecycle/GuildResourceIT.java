@@ -64,6 +64,7 @@ class GuildResourceIT {
             assertThat(KafkaProbe.header(record, EventHeaders.EVENT_ID)).isNotBlank();
             assertThat(KafkaProbe.header(record, EventHeaders.OCCURRED_AT)).isNotBlank();
             assertThat(KafkaProbe.header(record, EventHeaders.SCHEMA_VERSION)).isEqualTo("1");
+            assertThat(KafkaProbe.header(record, EventHeaders.SEQUENCE)).isEqualTo("1");
             assertThat(KafkaProbe.header(record, EventHeaders.TRACE_PARENT)).isEqualTo(traceParent);
             assertThat(KafkaProbe.value(record))
                     .isEqualTo("{\"guild_id\": \"" + guildId + "\", \"installer_user_id\": \"" + installer + "\"}");

@@ -6,29 +6,41 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.billing.PaymentFailed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.recovery.AntiNukeActioned;
 import dev.umbra.events.recovery.AntiNukeTriggered;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
+import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Events from Kafka to a Discord direct message, through the integration outbox and the dispatcher, against devstack's Discord sandbox. */
+/** Events from Kafka to a Discord direct message, through the discord-dm work queue, against devstack's Discord sandbox. */
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
 class NotificationsIT {
@@ -39,6 +51,15 @@ class NotificationsIT {
     private final DiscordSandbox discord = Devstack.shared().discord();
     private String guildId;
     private String owner;
+
+    @Inject
+    NotificationDispatcher dispatcher;
+
+    @Inject
+    WorkQueues queues;
+
+    @ConfigProperty(name = "umbra.work-queue.discord-dm.max-attempts")
+    int maxAttempts;
 
     @BeforeEach
     void installAGuild() {
@@ -59,44 +80,84 @@ class NotificationsIT {
         // A later event of the same subscription: once it is delivered, the copy before it has been handled too.
         UUID failed = OutboxRecords.publish(new PaymentFailed(subscription, UUID.randomUUID(), 1), Instant.now());
 
-        await().atMost(TIMEOUT).until(() -> "completed".equals(status(failed)));
-        assertThat(status(started)).isEqualTo("completed");
+        await().atMost(TIMEOUT).until(() -> "done".equals(status(failed)));
+        assertThat(status(started)).isEqualTo("done");
+        // Once each; the work queue sends due messages side by side, so their order is not promised.
         assertThat(discord.deliveredTo(owner)).extracting(DiscordSandbox.Delivered::content)
-                .containsExactly("Your PRO subscription is active. Thank you!",
+                .containsExactlyInAnyOrder("Your PRO subscription is active. Thank you!",
                         "A payment for your subscription failed (attempt 1). We will try again in 24 hours; check your billing key.");
-        assertThat(DB.count("select count(*) from integration_outbox where outbox_id = ?::uuid", started.toString())).isOne();
+        assertThat(DB.count("select count(*) from work_item where queue = 'discord-dm' and item_key = ?", started.toString())).isOne();
     }
 
     @Test
-    void aDiscordOutageDelaysTheMessageAndItCatchesUp() {
+    void aDiscordHiccupDelaysTheMessageAndItCatchesUp() {
         discord.hang(1);
         discord.fail(1);
         UUID triggered = OutboxRecords.publish(new AntiNukeTriggered(guildId, "mass channel deletion", List.of("323456789012345678")),
                 Instant.now());
 
-        await().atMost(TIMEOUT).until(() -> "completed".equals(status(triggered)));
-        assertThat(DB.count("select attempts from integration_outbox where outbox_id = ?::uuid", triggered.toString())).isGreaterThan(1);
+        await().atMost(TIMEOUT).until(() -> "done".equals(status(triggered)));
+        assertThat(attempts(triggered)).isGreaterThan(1);
         assertThat(discord.deliveredTo(owner)).singleElement()
                 .extracting(DiscordSandbox.Delivered::content)
                 .isEqualTo("Anti-nuke: suspicious activity detected on your server (mass channel deletion).");
-        assertThat(DB.text("select payload::text from integration_outbox where outbox_id = ?::uuid", triggered.toString()))
+        assertThat(column("payload::text", triggered))
                 .as("the suspects are people: they stay out of the payload").doesNotContain("323456789012345678");
     }
 
     @Test
-    void aMessageThatAlwaysFailsEndsAsADeadLetterAndCanBeRetried() {
+    void aDiscordOutageLongerThanAllTheAttemptsDeadLettersNothingAndEveryMessageGoesOutOnceItIsBack() {
         discord.fail(-1);
+        List<UUID> events = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            events.add(OutboxRecords.publish(new AntiNukeActioned(guildId, List.of("outage action " + i)), Instant.now()));
+        }
+
+        // Every message has been tried more often than max-attempts allows for failures of its own.
+        await().atMost(Duration.ofSeconds(90)).until(() -> events.stream().allMatch(id -> status(id) != null && attempts(id) > maxAttempts));
+        assertThat(events).allSatisfy(id -> assertThat(status(id)).isIn("pending", "leased"));
+        assertThat(discord.deliveredTo(owner)).isEmpty();
+
+        discord.recover();
+        await().atMost(TIMEOUT).until(() -> events.stream().allMatch(id -> "done".equals(status(id))));
+        assertThat(discord.deliveredTo(owner)).extracting(DiscordSandbox.Delivered::content)
+                .containsExactlyInAnyOrder("Anti-nuke acted on your server: outage action 0", "Anti-nuke acted on your server: outage action 1",
+                        "Anti-nuke acted on your server: outage action 2");
+    }
+
+    @Test
+    void aRateLimitedMessageIsNotTriedAgainBeforeItsRetryAfter() {
+        Duration retryAfter = Duration.ofSeconds(3);
+        Instant beforeTheCall = Instant.now();
+        discord.rateLimit(1, retryAfter);
+        UUID actioned = OutboxRecords.publish(new AntiNukeActioned(guildId, List.of("rate limited")), Instant.now());
+
+        await().atMost(TIMEOUT).until(() -> "pending".equals(status(actioned)) && attempts(actioned) == 1);
+        Instant nextAttempt = Instant.parse(column("to_char(due_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')", actioned));
+        assertThat(nextAttempt).isAfterOrEqualTo(beforeTheCall.plus(retryAfter));
+        assertThat(column("last_error", actioned)).contains("429");
+
+        await().atMost(TIMEOUT).until(() -> "done".equals(status(actioned)));
+        assertThat(discord.deliveredTo(owner)).singleElement().extracting(DiscordSandbox.Delivered::content)
+                .isEqualTo("Anti-nuke acted on your server: rate limited");
+    }
+
+    @Test
+    void aMessageDiscordRefusesEndsAsADeadLetterAfterItsAttemptsAndCanBeRetried() {
+        discord.reject(-1);
         UUID actioned = OutboxRecords.publish(new AntiNukeActioned(guildId, List.of("banned 3 members")), Instant.now());
 
-        await().atMost(TIMEOUT).until(() -> "dead_letter".equals(status(actioned)));
+        await().atMost(TIMEOUT).until(() -> "dead".equals(status(actioned)));
+        assertThat(attempts(actioned)).isEqualTo(maxAttempts);
+        assertThat(column("last_error", actioned)).isEqualTo("gave up after " + maxAttempts + " attempts: Discord refused the message: 403");
         given().auth().oauth2(Tokens.admin()).when().get("/admin/notifications/dead-letters")
-                .then().statusCode(200).body("outboxId", hasItem(actioned.toString()));
+                .then().statusCode(200).body("id", hasItem(actioned.toString()));
         assertThat(discord.deliveredTo(owner)).isEmpty();
 
         discord.recover();
         given().auth().oauth2(Tokens.admin()).when().post("/admin/notifications/{id}/retry", actioned)
                 .then().statusCode(200).body("status", equalTo("pending")).body("attempts", equalTo(0));
-        await().atMost(TIMEOUT).until(() -> "completed".equals(status(actioned)));
+        await().atMost(TIMEOUT).until(() -> "done".equals(status(actioned)));
         assertThat(discord.deliveredTo(owner)).singleElement().extracting(DiscordSandbox.Delivered::content)
                 .isEqualTo("Anti-nuke acted on your server: banned 3 members");
 
@@ -111,41 +172,65 @@ class NotificationsIT {
     void aMessageForAGuildWithNobodyToTellIsADeadLetterAtOnce() {
         UUID orphan = OutboxRecords.publish(new AntiNukeActioned(Snowflakes.random(), List.of("none")), Instant.now());
 
-        await().atMost(TIMEOUT).until(() -> "dead_letter".equals(status(orphan)));
-        assertThat(DB.text("select last_error from integration_outbox where outbox_id = ?::uuid", orphan.toString()))
-                .contains("no owner to tell");
+        await().atMost(TIMEOUT).until(() -> "dead".equals(status(orphan)));
+        assertThat(column("last_error", orphan)).startsWith("poison: no owner to tell");
+        assertThat(attempts(orphan)).isZero();
+    }
+
+    @Test
+    void poisonMessagesAreDeadLetteredAtOnceWithTheirReason() throws Throwable {
+        UUID unknownTemplate = UUID.randomUUID();
+        UUID unrenderable = UUID.randomUUID();
+        enqueue(unknownTemplate, message("BotRenamed", JsonNodeFactory.instance.objectNode()));
+        enqueue(unrenderable, message("AntiNukeActioned", JsonNodeFactory.instance.textNode("not an object")));
+
+        await().atMost(TIMEOUT).until(() -> "dead".equals(status(unknownTemplate)) && "dead".equals(status(unrenderable)));
+        assertThat(column("last_error", unknownTemplate)).isEqualTo("poison: no template for BotRenamed");
+        assertThat(column("last_error", unrenderable)).startsWith("poison: the parameters of a AntiNukeActioned message are not an object");
+        assertThat(attempts(unknownTemplate) + attempts(unrenderable)).isZero();
+        assertThat(discord.deliveredTo(owner)).isEmpty();
     }
 
     @Test
     void dispatchersRacingForTheSameRowsSendEachMessageOnce() throws Exception {
-        List<UUID> events = new java.util.ArrayList<>();
+        List<UUID> events = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
             events.add(OutboxRecords.publish(new AntiNukeActioned(guildId, List.of("action " + i)), Instant.now()));
         }
-        await().atMost(TIMEOUT).until(() -> DB.count("select count(*) from integration_outbox where outbox_id in ("
-                + String.join(",", java.util.Collections.nCopies(events.size(), "?::uuid")) + ")", events.stream().map(UUID::toString).toArray()) == events.size());
+        await().atMost(TIMEOUT).until(() -> events.stream().allMatch(id -> status(id) != null));
 
         // Two more dispatchers besides the scheduled one, all claiming at once.
-        var one = java.util.concurrent.CompletableFuture.supplyAsync(this::dispatchUntilIdle);
-        var other = java.util.concurrent.CompletableFuture.supplyAsync(this::dispatchUntilIdle);
+        CompletableFuture<Integer> one = CompletableFuture.supplyAsync(this::dispatchUntilIdle);
+        CompletableFuture<Integer> other = CompletableFuture.supplyAsync(this::dispatchUntilIdle);
         one.get();
         other.get();
-        await().atMost(TIMEOUT).until(() -> events.stream().allMatch(id -> "completed".equals(status(id))));
+        await().atMost(TIMEOUT).until(() -> events.stream().allMatch(id -> "done".equals(status(id))));
 
         List<String> nonces = events.stream().map(DiscordMessenger::nonce).toList();
         assertThat(discord.postedNonces()).filteredOn(nonces::contains).hasSize(events.size()).doesNotHaveDuplicates();
         assertThat(discord.deliveredTo(owner)).hasSize(events.size());
     }
 
-    @jakarta.inject.Inject
-    NotificationDispatcher dispatcher;
+    @Test
+    void theBacklogAndTheAgeOfTheOldestMessageAreMeasured() {
+        await().atMost(TIMEOUT).until(() -> backlog() == 0);
+        discord.fail(-1);
+        UUID waiting = OutboxRecords.publish(new AntiNukeActioned(guildId, List.of("measured")), Instant.now());
+
+        await().atMost(TIMEOUT).until(() -> backlog() == 1 && gauge("umbra_work_queue_oldest_ready_seconds", "") >= 2);
+
+        discord.recover();
+        await().atMost(TIMEOUT).until(() -> "done".equals(status(waiting)));
+        await().atMost(TIMEOUT).until(() -> backlog() == 0 && gauge("umbra_work_queue_oldest_ready_seconds", "") == 0);
+    }
 
     private int dispatchUntilIdle() {
+        WorkQueue queue = queues.queue(NotificationDispatcher.QUEUE);
         int total = 0;
         try {
             int claimed;
             do {
-                claimed = io.quarkus.vertx.VertxContextSupport.subscribeAndAwait(() -> dispatcher.dispatchOnce());
+                claimed = VertxContextSupport.subscribeAndAwait(() -> queue.runOnce(dispatcher));
                 total += claimed;
             } while (claimed > 0);
         } catch (Throwable e) {
@@ -154,14 +239,45 @@ class NotificationsIT {
         return total;
     }
 
-    @Test
-    void theBacklogIsMeasured() {
-        String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
-        assertThat(metrics).contains("umbra_notifications_backlog{status=\"completed\"}", "umbra_notifications_oldest_pending_seconds");
+    private ObjectNode message(String eventType, com.fasterxml.jackson.databind.JsonNode params) {
+        ObjectNode payload = JsonNodeFactory.instance.objectNode();
+        payload.put("event_type", eventType).put("aggregate_type", "guild").put("aggregate_id", guildId).put("guild_id", guildId);
+        payload.set("params", params);
+        return payload;
     }
 
-    private static String status(UUID outboxId) {
-        return DB.count("select count(*) from integration_outbox where outbox_id = ?::uuid", outboxId.toString()) == 0 ? null
-                : DB.text("select status from integration_outbox where outbox_id = ?::uuid", outboxId.toString());
+    private void enqueue(UUID key, ObjectNode payload) throws Throwable {
+        WorkQueue queue = queues.queue(NotificationDispatcher.QUEUE);
+        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> queue.enqueue(key.toString(), payload, Instant.now())));
+    }
+
+    /** Messages not yet delivered nor dead: due, waiting for their next attempt, or leased. */
+    private static long backlog() {
+        return Math.round(gauge("umbra_work_queue_backlog", "state=\"due\"") + gauge("umbra_work_queue_backlog", "state=\"waiting\"")
+                + gauge("umbra_work_queue_backlog", "state=\"leased\""));
+    }
+
+    private static double gauge(String name, String label) {
+        String metrics = given().when().get(io.quarkus.test.common.http.TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
+        Matcher line = Pattern.compile("(?m)^" + name + "\\{([^}]*)\\} (\\S+)$").matcher(metrics);
+        while (line.find()) {
+            if (line.group(1).contains("queue=\"discord-dm\"") && line.group(1).contains(label)) {
+                return Double.parseDouble(line.group(2));
+            }
+        }
+        throw new AssertionError("no " + name + "{" + label + "} for discord-dm in /q/metrics");
+    }
+
+    private static String status(UUID id) {
+        return DB.count("select count(*) from work_item where queue = 'discord-dm' and item_key = ?", id.toString()) == 0 ? null
+                : column("status", id);
+    }
+
+    private static long attempts(UUID id) {
+        return Long.parseLong(column("attempts", id));
+    }
+
+    private static String column(String expression, UUID id) {
+        return DB.text("select " + expression + " from work_item where queue = 'discord-dm' and item_key = ?", id.toString());
     }
 }

@@ -1,5 +1,6 @@
 package dev.umbra.licensing.entitlement;
 
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
@@ -10,6 +11,7 @@ import jakarta.ws.rs.PathParam;
 
 /** Called by the bot before every command: may this guild use this feature? */
 @Path("/guilds/{guildId}/entitlements")
+@DatabaseGuard
 public class EntitlementResource {
 
     private final EntitlementReader reader;

@@ -8,6 +8,7 @@ import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -32,7 +33,7 @@ public class GuildEventsConsumer {
     }
 
     @Incoming("guild-events")
-    public Uni<Void> consume(Message<byte[]> message) {
-        return inbox.consume(CONSUMER, message, handlers);
+    public Uni<Void> consume(Message<List<byte[]>> batch) {
+        return inbox.consume(CONSUMER, batch, handlers);
     }
 }

@@ -1,5 +1,6 @@
 package dev.umbra.licensing.license;
 
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -11,6 +12,7 @@ import jakarta.ws.rs.PathParam;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
 @Path("/guilds/{guildId}/license")
+@DatabaseGuard
 public class LicenseResource {
 
     private final LicenseService licenses;

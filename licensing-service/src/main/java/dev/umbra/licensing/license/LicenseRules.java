@@ -124,8 +124,17 @@ public final class LicenseRules {
         return swept;
     }
 
-    public static boolean needsSweep(LicenseState license, Instant now, Duration grace) {
-        return !sweep(license, now, grace).equals(license);
+    /**
+     * The first instant at which {@link #sweep} would change the license, or null if it never will
+     * without another event: a pending downgrade's time, or just past the paid period plus the grace.
+     */
+    public static Instant nextSweepAt(LicenseState license, Duration grace) {
+        Instant next = license.pendingPlanAt();
+        if (license.paidPlan() != null && !license.expired() && license.expiresAt() != null) {
+            Instant lapse = license.expiresAt().plus(grace).plusMillis(1);
+            next = next == null || lapse.isBefore(next) ? lapse : next;
+        }
+        return next;
     }
 
     private static boolean follows(LicenseState license, UUID subscriptionId, Instant at) {

@@ -14,11 +14,17 @@ import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.events.plan.Plan;
 import dev.umbra.platform.inbox.RejectedEventException;
 import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.platform.web.ProblemException;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.smallrye.mutiny.Uni;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
@@ -32,10 +38,15 @@ public class LicenseService {
 
     private final OutboxWriter outbox;
     private final Clock clock;
+    private final WorkQueue sweeps;
+    private final Duration grace;
 
-    public LicenseService(OutboxWriter outbox, Clock clock) {
+    public LicenseService(OutboxWriter outbox, Clock clock, WorkQueues queues,
+            @ConfigProperty(name = "licensing.sweeper.grace") Duration grace) {
         this.outbox = outbox;
         this.clock = clock;
+        this.sweeps = queues.queue(LicenseSweeper.QUEUE);
+        this.grace = grace;
     }
 
     Uni<Void> onBotInstalled(BotInstalled event, EventEnvelope envelope) {
@@ -90,9 +101,11 @@ public class LicenseService {
                 .onItem().ifNull().failWith(() -> ProblemException.notFound("no license for guild " + guildId));
     }
 
-    /** Applies {@code rule} to a loaded license (the sweeper's path). */
-    Uni<Void> change(License license, UnaryOperator<LicenseState> rule) {
-        return store(license, license.guildId, rule);
+    /** The sweeper's path: applies the rules of time to a loaded license and returns it as it is now; the sweeper schedules the next sweep. */
+    Uni<LicenseState> sweep(License license, Instant now) {
+        LicenseState before = license.state();
+        LicenseState after = LicenseRules.sweep(before, now, grace);
+        return save(license, license.guildId, before, after).replaceWith(after);
     }
 
     private Uni<Void> change(String guildId, UnaryOperator<LicenseState> rule) {
@@ -109,9 +122,21 @@ public class LicenseService {
         });
     }
 
+    /** An event's change; when it moves the license's next sweep, the sweep queue learns it in the same transaction. */
     private Uni<Void> store(License license, String guildId, UnaryOperator<LicenseState> rule) {
         LicenseState before = license == null ? null : license.state();
         LicenseState after = rule.apply(before);
+        Uni<Void> saved = save(license, guildId, before, after);
+        if (after == null) {
+            return saved;
+        }
+        Instant nextSweep = LicenseRules.nextSweepAt(after, grace);
+        boolean moved = nextSweep != null && (before == null || !nextSweep.equals(LicenseRules.nextSweepAt(before, grace)));
+        return moved ? saved.chain(() -> sweeps.schedule(after.licenseId().toString(), JsonNodeFactory.instance.objectNode(), nextSweep))
+                : saved;
+    }
+
+    private Uni<Void> save(License license, String guildId, LicenseState before, LicenseState after) {
         if (after == null || after.equals(before)) {
             return Uni.createFrom().voidItem();
         }

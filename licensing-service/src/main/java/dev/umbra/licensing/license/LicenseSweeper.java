@@ -1,75 +1,69 @@
 package dev.umbra.licensing.license;
 
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.Panache;
-import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
-import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
+import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.jboss.logging.Logger;
 
 /**
  * Downgrades paid licenses whose period ended more than the grace ago, and applies downgrades that
- * came due. Rows are locked with SKIP LOCKED, so replicas sweeping at the same time share the work
- * instead of doing it twice.
+ * came due. Each license with something to sweep is an item of the {@value #QUEUE} work queue, due
+ * when the sweep would change it ({@link LicenseRules#nextSweepAt}); the license's own changes keep
+ * that time up to date. Replicas claim disjoint items; the sweep's transaction first re-checks that
+ * it still holds the item's lease, so a sweeper that lost its lease changes nothing.
  */
 @ApplicationScoped
-public class LicenseSweeper {
+public class LicenseSweeper implements WorkHandler {
 
-    private static final Logger LOG = Logger.getLogger(LicenseSweeper.class);
-    private static final String DUE = """
-            select * from license
-            where (paid_plan is not null and not expired and expires_at < :expiredBefore)
-               or pending_plan_at <= :now
-            order by license_id
-            limit :batch
-            for update skip locked""";
+    static final String QUEUE = "license-sweep";
 
     private final LicenseService licenses;
+    private final WorkQueue queue;
     private final Clock clock;
     private final Duration grace;
-    private final int batchSize;
 
-    public LicenseSweeper(LicenseService licenses, Clock clock,
-            @ConfigProperty(name = "licensing.sweeper.grace") Duration grace,
-            @ConfigProperty(name = "licensing.sweeper.batch-size") int batchSize) {
+    public LicenseSweeper(LicenseService licenses, WorkQueues queues, Clock clock,
+            @ConfigProperty(name = "licensing.sweeper.grace") Duration grace) {
         this.licenses = licenses;
+        this.queue = queues.queue(QUEUE);
         this.clock = clock;
         this.grace = grace;
-        this.batchSize = batchSize;
     }
 
-    @Scheduled(every = "${licensing.sweeper.interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    Uni<Void> scheduled() {
-        return sweep().invoke(count -> {
-            if (count > 0) {
-                LOG.infof("swept %d licenses", count);
-            }
-        }).replaceWithVoid();
+    @Override
+    public String queue() {
+        return QUEUE;
     }
 
-    /** One batch in one transaction; returns how many licenses changed. */
-    @WithTransaction
+    /** One round by hand (the scheduled rounds do the same); returns how many licenses were claimed. */
     public Uni<Integer> sweep() {
-        Instant now = clock.instant();
-        return Panache.getSession()
-                .chain(session -> session.createNativeQuery(DUE, License.class)
-                        .setParameter("expiredBefore", now.minus(grace))
-                        .setParameter("now", now)
-                        .setParameter("batch", batchSize)
-                        .getResultList())
-                .chain(due -> sweepEach(due, now).replaceWith(due.size()));
+        return queue.runOnce(this);
     }
 
-    private Uni<Void> sweepEach(List<License> due, Instant now) {
-        Uni<Void> chain = Uni.createFrom().voidItem();
-        for (License license : due) {
-            chain = chain.chain(() -> licenses.change(license, state -> LicenseRules.sweep(state, now, grace)));
-        }
-        return chain;
+    @Override
+    public Uni<Outcome> handle(WorkItem item) {
+        Instant now = clock.instant();
+        return Panache.withTransaction(() -> queue.holdsLease(item).chain(held -> {
+            if (!held) {
+                return Uni.createFrom().item(Outcome.done());
+            }
+            return License.<License>findById(UUID.fromString(item.key())).chain(license -> license == null
+                    ? Uni.createFrom().item(Outcome.poison("no license " + item.key()))
+                    : licenses.sweep(license, now).map(this::nextSweep));
+        }));
+    }
+
+    private Outcome nextSweep(LicenseState swept) {
+        Instant next = LicenseRules.nextSweepAt(swept, grace);
+        return next == null ? Outcome.done() : Outcome.deferred("next sweep at " + next, next);
     }
 }

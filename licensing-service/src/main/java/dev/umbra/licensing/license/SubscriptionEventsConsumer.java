@@ -10,6 +10,7 @@ import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
@@ -33,7 +34,7 @@ public class SubscriptionEventsConsumer {
     }
 
     @Incoming("subscription-events")
-    public Uni<Void> consume(Message<byte[]> message) {
-        return inbox.consume(GuildEventsConsumer.CONSUMER, message, handlers);
+    public Uni<Void> consume(Message<List<byte[]>> batch) {
+        return inbox.consume(GuildEventsConsumer.CONSUMER, batch, handlers);
     }
 }

@@ -127,7 +127,7 @@ class GuildEventsConsumerIT {
     }
 
     private static double metric(String series) {
-        String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = given().when().get(io.quarkus.test.common.http.TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
         return metrics.lines().filter(line -> line.startsWith(series + " ")).findFirst()
                 .map(line -> Double.parseDouble(line.substring(series.length() + 1)))
                 .orElse(0.0);

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Property: for the event sets of the design's three flows, EVERY interleaving of the guild topic
+ * Property: for the event sets of the three flows (docs/architecture.md), EVERY interleaving of the guild topic
  * and the subscription topic (each keeping its own order) leaves the same license.
  */
 class LicenseConvergenceTest {

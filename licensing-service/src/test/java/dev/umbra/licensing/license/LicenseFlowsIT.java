@@ -37,7 +37,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The design's flows through the real consumers: records on Kafka, the inbox, the database, the outbox back to Kafka. */
+/** The three flows (docs/architecture.md) through the real consumers: Kafka, the inbox, the database, the outbox back to Kafka. */
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
 class LicenseFlowsIT {

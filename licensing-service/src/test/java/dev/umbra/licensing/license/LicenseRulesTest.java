@@ -148,7 +148,8 @@ class LicenseRulesTest {
         assertThat(events).isEmpty();
         LicenseState pending = LicenseRules.planDowngraded(pro(), SUBSCRIPTION, Plan.FREE, effective, T0.plusSeconds(20), now);
         assertThat(pending.plan()).isEqualTo(Plan.PRO);
-        assertThat(LicenseRules.needsSweep(pending, effective.minusSeconds(1), GRACE)).isFalse();
+        assertThat(LicenseRules.sweep(pending, effective.minusSeconds(1), GRACE)).isEqualTo(pending);
+        assertThat(LicenseRules.nextSweepAt(pending, GRACE)).isEqualTo(effective);
 
         LicenseState swept = LicenseRules.sweep(pending, effective, GRACE);
         assertThat(swept.plan()).isEqualTo(Plan.FREE);
@@ -165,11 +166,16 @@ class LicenseRulesTest {
 
     @Test
     void theSweeperEndsAPaidPeriodOnlyAfterTheGrace() {
-        assertThat(LicenseRules.needsSweep(pro(), PERIOD_END.plus(GRACE), GRACE)).isFalse();
-        LicenseState swept = LicenseRules.sweep(pro(), PERIOD_END.plus(GRACE).plusSeconds(1), GRACE);
+        LicenseState pro = pro();
+        assertThat(LicenseRules.sweep(pro, PERIOD_END.plus(GRACE), GRACE)).isEqualTo(pro);
+        Instant next = LicenseRules.nextSweepAt(pro, GRACE);
+        assertThat(next).isAfter(PERIOD_END.plus(GRACE));
+        assertThat(LicenseRules.sweep(pro, next, GRACE).plan()).as("due at the first instant the sweep changes it").isEqualTo(Plan.FREE);
+        LicenseState swept = LicenseRules.sweep(pro, PERIOD_END.plus(GRACE).plusSeconds(1), GRACE);
+        assertThat(LicenseRules.nextSweepAt(swept, GRACE)).as("nothing left to sweep").isNull();
         assertThat(swept.plan()).isEqualTo(Plan.FREE);
         assertThat(swept.effectiveExpiresAt()).isNull();
-        assertThat(LicenseChanges.between(pro(), swept)).singleElement().isInstanceOf(LicenseDowngraded.class);
+        assertThat(LicenseChanges.between(pro, swept)).singleElement().isInstanceOf(LicenseDowngraded.class);
 
         LicenseState paidAgain = LicenseRules.paymentSucceeded(swept, SUBSCRIPTION, PERIOD_END.plus(Duration.ofDays(30)), T0.plusSeconds(40));
         assertThat(paidAgain.plan()).isEqualTo(Plan.PRO);

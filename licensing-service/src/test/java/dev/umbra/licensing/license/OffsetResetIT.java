@@ -98,7 +98,7 @@ class OffsetResetIT {
     }
 
     private static double duplicatesSkipped() {
-        String metrics = io.restassured.RestAssured.get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = io.restassured.RestAssured.get(io.quarkus.test.common.http.TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
         return metrics.lines()
                 .filter(line -> line.startsWith("umbra_inbox_events_total{") && line.contains("consumer=\"licensing\"")
                         && line.contains("outcome=\"duplicate\""))
@@ -112,11 +112,20 @@ class OffsetResetIT {
                 .count();
     }
 
+    /** Every Kafka consumer of the channel (there is one per partition with concurrency) goes back to the beginning. */
     private void seekToBeginning(String channel) {
-        var consumer = kafka.<String, byte[]>getConsumer(channel);
-        Set<TopicPartition> assigned = consumer.getAssignments().await().atMost(Duration.ofSeconds(10));
-        assertThat(assigned).isNotEmpty();
-        consumer.seekToBeginning(assigned).await().atMost(Duration.ofSeconds(10));
+        Set<TopicPartition> all = new HashSet<>();
+        for (String name : kafka.getConsumerChannels()) {
+            if (!name.equals(channel) && !name.startsWith(channel + "$")) {
+                continue;
+            }
+            for (var consumer : kafka.<String, byte[]>getConsumers(name)) {
+                Set<TopicPartition> assigned = consumer.getAssignments().await().atMost(Duration.ofSeconds(10));
+                all.addAll(assigned);
+                consumer.seekToBeginning(assigned).await().atMost(Duration.ofSeconds(10));
+            }
+        }
+        assertThat(all).hasSize(3);
     }
 
     private static void awaitProcessed(UUID eventId) {

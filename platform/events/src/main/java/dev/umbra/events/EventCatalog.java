@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The event catalogue of DESIGN §1: every payload type, its name, aggregate and schema version. */
+/** The event catalogue of docs/architecture.md: every payload type, its name, aggregate and schema version. */
 public final class EventCatalog {
 
     public record Entry(String eventType, String aggregateType, int schemaVersion, Class<? extends DomainEvent> payloadType) {

@@ -11,6 +11,8 @@ import java.util.UUID;
  * @param eventId        the dedupe key of every consumer
  * @param occurredAt     when it happened in the world
  * @param recordedAt     when it was committed and captured (the Kafka record timestamp set by Debezium); null before that
+ * @param sequence       its position in its aggregate's stream, from 1, assigned by the outbox in the writing
+ *                       transaction; 0 before that, or for a record whose producer sent none
  * @param traceContext   W3C traceparent of the request or event that caused it, if any
  */
 public record EventEnvelope(
@@ -20,6 +22,7 @@ public record EventEnvelope(
         String eventType,
         Instant occurredAt,
         Instant recordedAt,
+        long sequence,
         int schemaVersion,
         String traceContext,
         JsonNode payload) {
@@ -37,7 +40,13 @@ public record EventEnvelope(
     public static EventEnvelope wrap(DomainEvent event, Instant occurredAt, String traceContext) {
         EventCatalog.Entry entry = EventCatalog.entryOf(event.getClass());
         return new EventEnvelope(UUID.randomUUID(), entry.aggregateType(), event.aggregateId(), entry.eventType(),
-                occurredAt, null, entry.schemaVersion(), traceContext, EventCodec.toTree(event));
+                occurredAt, null, 0, entry.schemaVersion(), traceContext, EventCodec.toTree(event));
+    }
+
+    /** This envelope with the sequence the outbox assigned. */
+    public EventEnvelope withSequence(long assigned) {
+        return new EventEnvelope(eventId, aggregateType, aggregateId, eventType, occurredAt, recordedAt, assigned,
+                schemaVersion, traceContext, payload);
     }
 
     public <E extends DomainEvent> E payloadAs(Class<E> type) {

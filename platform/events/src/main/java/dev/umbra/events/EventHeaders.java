@@ -11,6 +11,7 @@ public final class EventHeaders {
     public static final String OCCURRED_AT = "occurredAt";
     public static final String SCHEMA_VERSION = "schemaVersion";
     public static final String TRACE_PARENT = "traceparent";
+    public static final String SEQUENCE = "sequence";
 
     private EventHeaders() {
     }

@@ -91,6 +91,32 @@ public final class KafkaProbe implements AutoCloseable {
         }
     }
 
+    /** Produces many records with one producer, and waits for the broker's ack of each. */
+    public static void produceAll(List<ProducerRecord<String, byte[]>> records) {
+        Properties config = new Properties();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer())) {
+            List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
+            records.forEach(record -> acks.add(producer.send(record)));
+            for (var ack : acks) {
+                ack.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot produce", e.getCause());
+        }
+    }
+
+    /** A record with string headers, for {@link #produceAll}. */
+    public static ProducerRecord<String, byte[]> record(String topic, String key, byte[] value, Map<String, String> headers) {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, key, value);
+        headers.forEach((name, headerValue) -> record.headers().add(name, headerValue.getBytes(StandardCharsets.UTF_8)));
+        return record;
+    }
+
     /** The partition Kafka's default partitioner picks for {@code key}: records of one partition keep their order. */
     public static int partitionOf(String key, int partitions) {
         return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;

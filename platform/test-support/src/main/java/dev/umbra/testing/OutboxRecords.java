@@ -28,6 +28,21 @@ public final class OutboxRecords {
                 headers(entry.eventType(), entry.aggregateType(), eventId, occurredAt));
     }
 
+    /** Produces many events at once (one producer), as Debezium would; returns their event ids in order. */
+    public static java.util.List<UUID> publishAll(java.util.List<? extends DomainEvent> events, Instant occurredAt) {
+        java.util.List<UUID> ids = new java.util.ArrayList<>();
+        var records = events.stream().map(event -> {
+            UUID eventId = UUID.randomUUID();
+            ids.add(eventId);
+            EventCatalog.Entry entry = EventCatalog.entryOf(event.getClass());
+            return KafkaProbe.record(Topics.of(entry.aggregateType()), event.aggregateId(),
+                    EventCodec.toJson(event).getBytes(StandardCharsets.UTF_8),
+                    headers(entry.eventType(), entry.aggregateType(), eventId, occurredAt));
+        }).toList();
+        KafkaProbe.produceAll(records);
+        return ids;
+    }
+
     public static Map<String, String> headers(String eventType, String aggregateType, UUID eventId, Instant occurredAt) {
         return Map.of(
                 EventHeaders.EVENT_ID, eventId.toString(),

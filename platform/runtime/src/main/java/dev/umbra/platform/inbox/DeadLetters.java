@@ -3,13 +3,13 @@ package dev.umbra.platform.inbox;
 import dev.umbra.events.Topics;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
-import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -21,7 +21,9 @@ import org.jboss.logging.Logger;
 
 /**
  * Sends a record that cannot be applied to {@code <topic>.dlq}: same key, value and headers (so it can
- * be re-produced as it was), plus the error and where it came from.
+ * be re-produced as it was), plus the error and where it came from. A send is bounded (a timeout and
+ * a few retries): if Kafka does not take it, the send fails and the inbox tries the record again later,
+ * so a record is neither lost nor waits forever on one send.
  */
 @ApplicationScoped
 public class DeadLetters {
@@ -38,28 +40,30 @@ public class DeadLetters {
     private static final int MAX_ERROR_LENGTH = 1000;
 
     private final String bootstrapServers;
+    private final InboxConfig.DeadLetter config;
     private volatile KafkaProducer<String, byte[]> producer;
 
-    public DeadLetters(@ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers) {
+    public DeadLetters(@ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers, InboxConfig config) {
         this.bootstrapServers = bootstrapServers;
+        this.config = config.deadLetter();
     }
 
-    Uni<Void> send(String consumer, IncomingKafkaRecordMetadata<?, ?> source, byte[] value, Throwable error) {
-        String topic = Topics.deadLetterOf(source.getTopic());
+    Uni<Void> send(String consumer, ConsumerRecord<?, byte[]> source, Throwable error) {
+        String topic = Topics.deadLetterOf(source.topic());
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, null,
-                source.getKey() == null ? null : source.getKey().toString(), value);
-        for (Header header : source.getHeaders()) {
+                source.key() == null ? null : source.key().toString(), source.value());
+        for (Header header : source.headers()) {
             record.headers().add(header.key(), header.value());
         }
         record.headers()
                 .add(ERROR_CLASS, bytes(error.getClass().getName()))
                 .add(ERROR_MESSAGE, bytes(truncate(String.valueOf(error.getMessage()))))
-                .add(SOURCE_TOPIC, bytes(source.getTopic()))
-                .add(SOURCE_PARTITION, bytes(Integer.toString(source.getPartition())))
-                .add(SOURCE_OFFSET, bytes(Long.toString(source.getOffset())))
+                .add(SOURCE_TOPIC, bytes(source.topic()))
+                .add(SOURCE_PARTITION, bytes(Integer.toString(source.partition())))
+                .add(SOURCE_OFFSET, bytes(Long.toString(source.offset())))
                 .add(CONSUMER, bytes(consumer))
                 .add(FAILED_AT, bytes(Instant.now().toString()));
-        LOG.warnf("dead-lettering %s-%d@%d for %s: %s", source.getTopic(), source.getPartition(), source.getOffset(),
+        LOG.warnf("dead-lettering %s-%d@%d for %s: %s", source.topic(), source.partition(), source.offset(),
                 consumer, error.toString());
         return Uni.createFrom().<Void>emitter(emitter -> producer().send(record, (metadata, failure) -> {
                     if (failure == null) {
@@ -69,21 +73,24 @@ public class DeadLetters {
                     }
                 }))
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
-                .onFailure().invoke(e -> LOG.errorf("cannot write to %s, will try again: %s", topic, e.toString()))
-                .onFailure().retry().withBackOff(Duration.ofSeconds(1), Duration.ofSeconds(30)).indefinitely();
+                .ifNoItem().after(config.timeout()).fail()
+                .onFailure().retry().withBackOff(Duration.ofMillis(200), config.timeout()).atMost(config.retries());
     }
 
     private KafkaProducer<String, byte[]> producer() {
         if (producer == null) {
             synchronized (this) {
                 if (producer == null) {
-                    Properties config = new Properties();
-                    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-                    config.put(ProducerConfig.ACKS_CONFIG, "all");
-                    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-                    config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
-                    config.put(ProducerConfig.CLIENT_ID_CONFIG, "umbra-dead-letters");
-                    producer = new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
+                    Properties settings = new Properties();
+                    settings.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+                    settings.put(ProducerConfig.ACKS_CONFIG, "all");
+                    settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+                    int timeoutMs = (int) config.timeout().toMillis();
+                    settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
+                    settings.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs);
+                    settings.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeoutMs + 1000);
+                    settings.put(ProducerConfig.CLIENT_ID_CONFIG, "umbra-dead-letters");
+                    producer = new KafkaProducer<>(settings, new StringSerializer(), new ByteArraySerializer());
                 }
             }
         }

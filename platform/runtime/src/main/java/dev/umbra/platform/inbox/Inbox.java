@@ -2,33 +2,59 @@ package dev.umbra.platform.inbox;
 
 import dev.umbra.events.EventDecodingException;
 import dev.umbra.events.EventEnvelope;
-import dev.umbra.events.EventHeaders;
 import dev.umbra.platform.inbox.InboxMetrics.Outcome;
+import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.trace.TraceContext;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
-import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
+import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordBatchMetadata;
+import io.smallrye.common.vertx.VertxContext;
+import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.eclipse.microprofile.reactive.messaging.Message;
 import org.jboss.logging.Logger;
 
 /**
- * The consuming side of every service. For each record: decode the envelope, then in ONE transaction
- * claim the event in {@code processed_event} (a duplicate claims nothing and is skipped) and apply
- * the handler, whose writes and outbox events commit together with the claim. The record is acked
- * after the commit. Failures are retried with backoff; a record that can never be applied, or still
- * fails after the last attempt, goes to the dead-letter topic and the consumer carries on.
+ * The consuming side of every service, one batch of Kafka records at a time. Per partition, in offset
+ * order: decode each envelope, then in ONE transaction claim the batch's events in
+ * {@code processed_event} with one statement (duplicates claim nothing and are skipped) and apply the
+ * handlers of the claimed ones in record order; their writes and outbox events commit with the claims.
+ * The batch is acked after every commit.
+ *
+ * <p>What happens to a failure depends on what it is:
+ * <ul>
+ * <li>an infrastructure fault ({@link StorageFaults#isTransient}, a timed-out handler, an open circuit):
+ * the same records are tried again, without limit, with capped jittered backoff. The partition waits;
+ * nothing behind is applied first, nothing is dead-lettered. Safe, because a retried transaction whose
+ * commit did happen claims nothing the second time;</li>
+ * <li>a record that can never be applied (it does not decode, or its handler throws
+ * {@link RejectedEventException}): it goes to {@code <topic>.dlq} at once;</li>
+ * <li>any other handler failure: the batch is split. The records before the culprit are applied, the
+ * culprit alone is tried {@link InboxConfig#maxAttempts()} times and then dead-lettered, and the
+ * records after it carry on as a batch.</li>
+ * </ul>
  *
  * <pre>{@code
  * @Incoming("guild-events")
- * Uni<Void> consume(Message<byte[]> message) {
- *     return inbox.consume("licensing", message, handlers);
+ * Uni<Void> consume(Message<List<byte[]>> batch) {
+ *     return inbox.consume("licensing", batch, handlers);
  * }
  * }</pre>
  */
@@ -36,92 +62,280 @@ import org.jboss.logging.Logger;
 public class Inbox {
 
     private static final Logger LOG = Logger.getLogger(Inbox.class);
-    private static final String CLAIM = """
-            insert into processed_event (consumer, event_id, event_type, aggregate_type, aggregate_id, recorded_at)
-            values (:consumer, :eventId, :eventType, :aggregateType, :aggregateId, :recordedAt)
-            on conflict do nothing""";
 
     private final DeadLetters deadLetters;
     private final InboxMetrics metrics;
     private final Clock clock;
-    private final int maxAttempts;
-    private final Duration initialBackoff;
-    private final Duration maxBackoff;
+    private final InboxConfig config;
+    private final Map<String, Long> lastWaitingWarning = new ConcurrentHashMap<>();
 
-    public Inbox(DeadLetters deadLetters, InboxMetrics metrics, Clock clock,
-            @ConfigProperty(name = "umbra.inbox.max-attempts") int maxAttempts,
-            @ConfigProperty(name = "umbra.inbox.initial-backoff") Duration initialBackoff,
-            @ConfigProperty(name = "umbra.inbox.max-backoff") Duration maxBackoff) {
+    public Inbox(DeadLetters deadLetters, InboxMetrics metrics, Clock clock, InboxConfig config) {
         this.deadLetters = deadLetters;
         this.metrics = metrics;
         this.clock = clock;
-        this.maxAttempts = maxAttempts;
-        this.initialBackoff = initialBackoff;
-        this.maxBackoff = maxBackoff;
+        this.config = config;
     }
 
+    /** Applies a batch of records (a channel with {@code batch=true}) and acks it once all of it is done. */
     @SuppressWarnings("unchecked")
-    public Uni<Void> consume(String consumer, Message<byte[]> message, EventHandlers handlers) {
-        IncomingKafkaRecordMetadata<?, ?> record = message.getMetadata(IncomingKafkaRecordMetadata.class)
-                .orElseThrow(() -> new IllegalStateException("the inbox consumes Kafka records only"));
-        String eventType = IncomingEvents.optional(record.getHeaders(), EventHeaders.EVENT_TYPE);
-        Executor onThisContext = onCurrentContext();
-        return Uni.createFrom().deferred(() -> attempt(consumer, record, message.getPayload(), handlers))
-                .runSubscriptionOn(onThisContext)
-                .onFailure().invoke(error -> metrics.failedAttempt(consumer, eventType))
-                .onFailure(Inbox::worthRetrying).retry().withBackOff(initialBackoff, maxBackoff).atMost(maxAttempts - 1L)
-                .onFailure().recoverWithUni(error -> deadLetters.send(consumer, record, message.getPayload(), error)
-                        .emitOn(onThisContext)
-                        .replaceWith(Outcome.DEAD_LETTERED))
-                .invoke(outcome -> metrics.outcome(consumer, eventType, outcome))
-                .chain(outcome -> Uni.createFrom().completionStage(message.ack()));
-    }
-
-    private Uni<Outcome> attempt(String consumer, IncomingKafkaRecordMetadata<?, ?> record, byte[] value,
-            EventHandlers handlers) {
-        EventEnvelope envelope = IncomingEvents.decode(record, value);
-        var route = handlers.routeOf(envelope.eventType());
-        if (route.isEmpty()) {
-            return Uni.createFrom().item(Outcome.IGNORED);
+    public Uni<Void> consume(String consumer, Message<List<byte[]>> batch, EventHandlers handlers) {
+        IncomingKafkaRecordBatchMetadata<?, byte[]> metadata = batch.getMetadata(IncomingKafkaRecordBatchMetadata.class)
+                .orElseThrow(() -> new IllegalStateException("the inbox consumes batches of Kafka records (batch=true)"));
+        Map<TopicPartition, List<ConsumerRecord<?, byte[]>>> byPartition = new LinkedHashMap<>();
+        for (ConsumerRecord<?, byte[]> record : metadata.getRecords()) {
+            byPartition.computeIfAbsent(new TopicPartition(record.topic(), record.partition()), p -> new ArrayList<>())
+                    .add(record);
         }
-        Object event = route.get().decode(envelope);
-        TraceContext.set(envelope.traceContext());
-        return Panache.withTransaction(() -> claim(consumer, envelope).chain(claimed -> {
-            if (!claimed) {
-                LOG.debugf("%s skips duplicate %s %s", consumer, envelope.eventType(), envelope.eventId());
-                return Uni.createFrom().item(Outcome.DUPLICATE);
-            }
-            return route.get().apply(event, envelope).replaceWith(Outcome.PROCESSED);
-        })).invoke(outcome -> {
-            if (outcome == Outcome.PROCESSED) {
-                metrics.lag(consumer, envelope.recordedAt(), clock.instant());
-            }
-        });
-    }
-
-    private static Uni<Boolean> claim(String consumer, EventEnvelope envelope) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(CLAIM)
-                .setParameter("consumer", consumer)
-                .setParameter("eventId", envelope.eventId())
-                .setParameter("eventType", envelope.eventType())
-                .setParameter("aggregateType", envelope.aggregateType())
-                .setParameter("aggregateId", envelope.aggregateId())
-                .setParameter("recordedAt", envelope.recordedAt())
-                .executeUpdate()
-                .map(inserted -> inserted == 1));
-    }
-
-    /** A record that does not decode, or that its handler rejects, fails the same way every time. */
-    static boolean worthRetrying(Throwable error) {
-        return !(error instanceof EventDecodingException) && !(error instanceof RejectedEventException);
-    }
-
-    /** Hibernate Reactive needs the Vert.x context the record arrived on, also for retries that a timer starts. */
-    private static Executor onCurrentContext() {
-        Context context = Vertx.currentContext();
-        if (context == null) {
+        // Partitions are independent: each drains on its own duplicated context (its own session and
+        // transaction), so one that waits holds up no other of this batch.
+        Context arrival = Vertx.currentContext();
+        if (arrival == null) {
             throw new IllegalStateException("the inbox must be called on a Vert.x context (a @Incoming method)");
         }
+        List<Uni<Void>> partitions = new ArrayList<>();
+        for (List<ConsumerRecord<?, byte[]>> records : byPartition.values()) {
+            Context own = VertxContext.createNewDuplicatedContext(arrival);
+            VertxContextSafetyToggle.setContextSafe(own, true);
+            Run run = new Run(consumer, onContext(own));
+            List<Item> items = records.stream().map(record -> Item.of(record, handlers)).toList();
+            Uni<Void> partition = Uni.createFrom().voidItem().emitOn(run.context);
+            for (int from = 0; from < items.size(); from += config.batchSize()) {
+                List<Item> chunk = items.subList(from, Math.min(items.size(), from + config.batchSize()));
+                partition = partition.chain(() -> run.drain(chunk));
+            }
+            partitions.add(partition);
+        }
+        Uni<Void> all = partitions.isEmpty() ? Uni.createFrom().voidItem()
+                : Uni.join().all(partitions).andCollectFailures().replaceWithVoid().emitOn(onContext(arrival));
+        return all.chain(() -> Uni.createFrom().completionStage(batch.ack()));
+    }
+
+    /** One record, decoded as far as it goes. */
+    private record Item(ConsumerRecord<?, byte[]> record, EventEnvelope envelope, EventHandlers.Route<?> route,
+            Object event, RuntimeException undecodable) {
+
+        static Item of(ConsumerRecord<?, byte[]> record, EventHandlers handlers) {
+            try {
+                EventEnvelope envelope = IncomingEvents.decode(record);
+                EventHandlers.Route<?> route = handlers.routeOf(envelope.eventType()).orElse(null);
+                Object event = route == null ? null : route.decode(envelope);
+                return new Item(record, envelope, route, event, null);
+            } catch (EventDecodingException e) {
+                return new Item(record, null, null, null, e);
+            }
+        }
+
+        String eventType() {
+            return envelope == null ? IncomingEvents.optional(record.headers(), dev.umbra.events.EventHeaders.EVENT_TYPE)
+                    : envelope.eventType();
+        }
+
+        String position() {
+            return record.topic() + "-" + record.partition() + "@" + record.offset();
+        }
+    }
+
+    /** A failed transaction, and which record of it failed (-1: none in particular, such as the claim). */
+    private static final class AttemptFailed extends RuntimeException {
+        final int index;
+
+        AttemptFailed(int index, Throwable cause) {
+            super(cause);
+            this.index = index;
+        }
+    }
+
+    /** The work on one partition of a batch: its consumer and the Vert.x context every transaction runs on. */
+    private final class Run {
+        private final String consumer;
+        private final Executor context;
+
+        Run(String consumer, Executor context) {
+            this.consumer = consumer;
+            this.context = context;
+        }
+
+        /** Applies the items in order, however many attempts and splits that takes. */
+        Uni<Void> drain(List<Item> items) {
+            for (int i = 0; i < items.size(); i++) {
+                if (items.get(i).undecodable() != null) {
+                    Item poison = items.get(i);
+                    List<Item> after = items.subList(i + 1, items.size());
+                    return drainApplicable(items.subList(0, i))
+                            .chain(() -> deadLetter(poison, poison.undecodable()))
+                            .chain(() -> drain(after));
+                }
+            }
+            return drainApplicable(items);
+        }
+
+        private Uni<Void> drainApplicable(List<Item> items) {
+            List<Item> handled = items.stream().filter(item -> item.route() != null).toList();
+            items.stream().filter(item -> item.route() == null)
+                    .forEach(item -> metrics.outcome(consumer, item.eventType(), Outcome.IGNORED));
+            return handled.isEmpty() ? Uni.createFrom().voidItem() : attempt(handled, 0, 0);
+        }
+
+        /**
+         * @param transientFailures infrastructure faults in a row so far (they set the backoff, never a limit)
+         * @param failures          deterministic failures of a single record so far
+         */
+        private Uni<Void> attempt(List<Item> items, int transientFailures, int failures) {
+            return Uni.createFrom().deferred(() -> applyInOneTransaction(items))
+                    .runSubscriptionOn(context)
+                    .onFailure().recoverWithUni(error -> {
+                        AttemptFailed failed = error instanceof AttemptFailed f ? f : new AttemptFailed(-1, error);
+                        Throwable cause = failed.getCause();
+                        Item culprit = failed.index >= 0 ? items.get(failed.index) : items.get(0);
+                        if (isTransient(cause)) {
+                            metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.TRANSIENT);
+                            warnWaiting(culprit, cause, transientFailures + 1);
+                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures));
+                        }
+                        metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.DETERMINISTIC);
+                        if (items.size() > 1) {
+                            return split(items, failed.index);
+                        }
+                        if (cause instanceof RejectedEventException || failures + 1 >= config.maxAttempts()) {
+                            return deadLetter(culprit, cause);
+                        }
+                        return pause(failures).chain(() -> attempt(items, 0, failures + 1));
+                    });
+        }
+
+        /** Applies the records before the culprit, then the culprit on its own, then the rest. */
+        private Uni<Void> split(List<Item> items, int culprit) {
+            if (culprit < 0) {
+                Uni<Void> oneByOne = Uni.createFrom().voidItem();
+                for (Item item : items) {
+                    oneByOne = oneByOne.chain(() -> attempt(List.of(item), 0, 0));
+                }
+                return oneByOne;
+            }
+            List<Item> before = items.subList(0, culprit);
+            List<Item> after = items.subList(culprit + 1, items.size());
+            return (before.isEmpty() ? Uni.createFrom().voidItem() : attempt(before, 0, 0))
+                    .chain(() -> attempt(List.of(items.get(culprit)), 0, 1))
+                    .chain(() -> after.isEmpty() ? Uni.createFrom().voidItem() : attempt(after, 0, 0));
+        }
+
+        private Uni<Void> applyInOneTransaction(List<Item> items) {
+            List<Item> applied = new ArrayList<>();
+            return Panache.withTransaction(() -> claim(items)
+                            .onFailure().transform(error -> new AttemptFailed(-1, error))
+                            .chain(claimed -> applyInOrder(items, claimed, applied, 0)))
+                    .invoke(() -> {
+                        for (Item item : items) {
+                            boolean wasApplied = applied.contains(item);
+                            metrics.outcome(consumer, item.eventType(), wasApplied ? Outcome.PROCESSED : Outcome.DUPLICATE);
+                            if (wasApplied) {
+                                metrics.lag(consumer, item.envelope().recordedAt(), clock.instant());
+                            } else {
+                                LOG.debugf("%s skips duplicate %s %s", consumer, item.eventType(), item.envelope().eventId());
+                            }
+                        }
+                    })
+                    .replaceWithVoid();
+        }
+
+        /** Applies each claimed event once, in record order (a batch may hold the same event twice). */
+        private Uni<Void> applyInOrder(List<Item> items, Set<UUID> claimed, List<Item> applied, int from) {
+            for (int i = from; i < items.size(); i++) {
+                Item item = items.get(i);
+                if (claimed.remove(item.envelope().eventId())) {
+                    applied.add(item);
+                    int index = i;
+                    TraceContext.set(item.envelope().traceContext());
+                    return Uni.createFrom().deferred(() -> item.route().apply(item.event(), item.envelope()))
+                            .ifNoItem().after(config.attemptTimeout())
+                            .failWith(() -> new HandlerTimeoutException(item, config.attemptTimeout()))
+                            .onFailure().transform(error -> new AttemptFailed(index, error))
+                            .chain(() -> applyInOrder(items, claimed, applied, index + 1));
+                }
+            }
+            return Uni.createFrom().voidItem();
+        }
+
+        /** Claims the items' events in one statement; the ids it returns are the ones not seen before. */
+        private Uni<Set<UUID>> claim(List<Item> items) {
+            StringBuilder sql = new StringBuilder("insert into processed_event "
+                    + "(consumer, event_id, event_type, aggregate_type, aggregate_id, recorded_at) values ");
+            for (int i = 0; i < items.size(); i++) {
+                int p = i * 6;
+                sql.append(i == 0 ? "" : ", ").append(String.format("(?%d, ?%d, ?%d, ?%d, ?%d, cast(?%d as timestamptz))",
+                        p + 1, p + 2, p + 3, p + 4, p + 5, p + 6));
+            }
+            sql.append(" on conflict do nothing returning event_id");
+            return Panache.getSession().chain(session -> {
+                var query = session.createNativeQuery(sql.toString(), UUID.class);
+                for (int i = 0; i < items.size(); i++) {
+                    EventEnvelope envelope = items.get(i).envelope();
+                    int p = i * 6;
+                    query.setParameter(p + 1, consumer)
+                            .setParameter(p + 2, envelope.eventId())
+                            .setParameter(p + 3, envelope.eventType())
+                            .setParameter(p + 4, envelope.aggregateType())
+                            .setParameter(p + 5, envelope.aggregateId())
+                            .setParameter(p + 6, envelope.recordedAt() == null ? null : envelope.recordedAt().atOffset(ZoneOffset.UTC));
+                }
+                return query.getResultList().map(HashSet::new);
+            });
+        }
+
+        private Uni<Void> deadLetter(Item item, Throwable error) {
+            return deadLetters.send(consumer, item.record(), error)
+                    .emitOn(context)
+                    .invoke(() -> metrics.outcome(consumer, item.eventType(), Outcome.DEAD_LETTERED))
+                    .onFailure().recoverWithUni(sendFailure -> {
+                        // Kafka did not take it: a fault that passes like any other; the record waits and is tried again.
+                        metrics.failedAttempt(consumer, item.eventType(), InboxMetrics.Fault.TRANSIENT);
+                        warnWaiting(item, sendFailure, 1);
+                        return pause(0).chain(() -> deadLetter(item, error));
+                    });
+        }
+
+        private Uni<Void> pause(int failures) {
+            long cap = config.maxBackoff().toMillis();
+            long exponential = config.initialBackoff().toMillis() << Math.min(failures, 20);
+            long base = Math.min(cap, exponential);
+            long jittered = base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1);
+            return Uni.createFrom().voidItem().onItem().delayIt().by(Duration.ofMillis(Math.max(1, jittered)))
+                    .emitOn(context);
+        }
+
+        private void warnWaiting(Item item, Throwable cause, int attempts) {
+            long now = System.nanoTime();
+            Long last = lastWaitingWarning.get(consumer);
+            if (last == null || now - last >= config.waitingWarningInterval().toNanos()) {
+                lastWaitingWarning.put(consumer, now);
+                LOG.warnf("%s waits at %s for an infrastructure fault to pass (%d attempts so far; retried without limit): %s",
+                        consumer, item.position(), attempts, rootMessage(cause));
+            }
+        }
+    }
+
+    /** Faults that pass: the database or Kafka is away, a guard refused the call, or a handler ran out of time. */
+    static boolean isTransient(Throwable error) {
+        return StorageFaults.isTransient(error);
+    }
+
+    private static String rootMessage(Throwable error) {
+        Throwable root = error;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == error ? error.toString() : error + " (" + root + ")";
+    }
+
+    /** Hibernate Reactive needs one Vert.x context per session, also for retries that a timer starts. */
+    private static Executor onContext(Context context) {
         return task -> context.runOnContext(ignored -> task.run());
+    }
+
+    /** A handler that did not finish within the attempt timeout: a transient fault, tried again. */
+    static final class HandlerTimeoutException extends java.util.concurrent.TimeoutException {
+        HandlerTimeoutException(Item item, Duration timeout) {
+            super(item.eventType() + " at " + item.position() + " took longer than " + timeout);
+        }
     }
 }

@@ -10,7 +10,9 @@ import java.time.Instant;
 
 /**
  * {@code umbra_inbox_events_total{consumer,event_type,outcome}} (processed, duplicate, ignored,
- * dead_lettered), {@code umbra_inbox_failures_total} (failed attempts, retried or not) and
+ * dead_lettered), {@code umbra_inbox_failures_total{consumer,event_type,fault}} (failed attempts, by
+ * fault: transient ones are retried without limit while their partition waits, deterministic ones a
+ * bounded number of times) and
  * {@code umbra_inbox_lag_seconds}: from the event's capture (recorded_at) to its processing.
  */
 @ApplicationScoped
@@ -30,10 +32,10 @@ public class InboxMetrics {
                 .increment();
     }
 
-    void failedAttempt(String consumer, String eventType) {
+    void failedAttempt(String consumer, String eventType, Fault fault) {
         Counter.builder("umbra.inbox.failures")
                 .description("Attempts to apply an event that failed")
-                .tags("consumer", consumer, "event_type", known(eventType))
+                .tags("consumer", consumer, "event_type", known(eventType), "fault", fault.tag())
                 .register(registry)
                 .increment();
     }
@@ -55,6 +57,14 @@ public class InboxMetrics {
     /** Keeps the label set bounded: a header that names no event of the catalogue counts as unknown. */
     private static String known(String eventType) {
         return eventType != null && EventCatalog.find(eventType).isPresent() ? eventType : "unknown";
+    }
+
+    enum Fault {
+        TRANSIENT, DETERMINISTIC;
+
+        String tag() {
+            return name().toLowerCase();
+        }
     }
 
     enum Outcome {

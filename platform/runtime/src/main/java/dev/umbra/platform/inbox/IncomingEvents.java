@@ -4,11 +4,11 @@ import dev.umbra.events.EventCodec;
 import dev.umbra.events.EventDecodingException;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.events.EventHeaders;
-import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 
@@ -18,9 +18,10 @@ final class IncomingEvents {
     private IncomingEvents() {
     }
 
-    static EventEnvelope decode(IncomingKafkaRecordMetadata<?, ?> record, byte[] value) {
-        Headers headers = record.getHeaders();
-        String key = record.getKey() == null ? null : record.getKey().toString();
+    static EventEnvelope decode(ConsumerRecord<?, byte[]> record) {
+        Headers headers = record.headers();
+        String key = record.key() == null ? null : record.key().toString();
+        byte[] value = record.value();
         if (key == null) {
             throw new EventDecodingException("record has no key (aggregate id)");
         }
@@ -34,13 +35,20 @@ final class IncomingEvents {
                     key,
                     required(headers, EventHeaders.EVENT_TYPE),
                     Instant.parse(required(headers, EventHeaders.OCCURRED_AT)),
-                    record.getTimestamp(),
+                    Instant.ofEpochMilli(record.timestamp()),
+                    sequence(headers),
                     Integer.parseInt(required(headers, EventHeaders.SCHEMA_VERSION)),
                     optional(headers, EventHeaders.TRACE_PARENT),
                     EventCodec.parse(value));
         } catch (IllegalArgumentException | DateTimeParseException e) {
             throw new EventDecodingException("malformed envelope header: " + e.getMessage(), e);
         }
+    }
+
+    /** Records produced before the outbox assigned sequences carry none: 0, "unknown". */
+    private static long sequence(Headers headers) {
+        String sequence = optional(headers, EventHeaders.SEQUENCE);
+        return sequence == null ? 0 : Long.parseLong(sequence);
     }
 
     static String optional(Headers headers, String name) {

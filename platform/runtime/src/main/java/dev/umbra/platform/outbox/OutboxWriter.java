@@ -8,14 +8,39 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
+import org.hibernate.reactive.mutiny.Mutiny;
 
 /**
  * Publishes events through the outbox: the row is inserted and deleted inside the caller's
  * transaction, so the event exists exactly when the state change commits. Debezium reads the
  * insert from the write-ahead log; the delete keeps the table empty.
+ *
+ * <p>The row is written with two plain statements, not as an entity: an entity's persist, flush and
+ * remove go through Hibernate Reactive's delete coordinator, which under concurrent requests
+ * completes on another event loop than the session's (HR000069) and can leave the request hanging.
+ * The outbox row needs no life cycle, and two statements are cheaper on the hot path of every write.
  */
 @ApplicationScoped
 public class OutboxWriter {
+
+    // The aggregate's next sequence and the row in one statement; the upsert's row lock orders the
+    // writers of one aggregate, so sequences follow commit order within it.
+    private static final String INSERT = """
+            with next as (
+                insert into aggregate_sequence as s (aggregate_type, aggregate_id, last_sequence)
+                values (:aggregateType, :aggregateId, 1)
+                on conflict (aggregate_type, aggregate_id) do update set last_sequence = s.last_sequence + 1
+                returning last_sequence)
+            insert into outbox_event (id, aggregatetype, aggregateid, type, "timestamp", payload, schema_version,
+                                      tracingspancontext, sequence)
+            select :id, :aggregateType, :aggregateId, :type, :occurredAt, cast(cast(:payload as text) as jsonb),
+                   :schemaVersion, :traceContext, next.last_sequence
+            from next
+            returning sequence""";
+    // The payload is bound as text and cast on the server: bound straight to a jsonb parameter, a Java
+    // string would be encoded as a JSON string, not as the object it spells.
+    private static final String DELETE = "delete from outbox_event where id = :id";
 
     private final Clock clock;
 
@@ -29,14 +54,47 @@ public class OutboxWriter {
 
     public Uni<EventEnvelope> publish(DomainEvent event, Instant occurredAt) {
         EventEnvelope envelope = EventEnvelope.wrap(event, occurredAt, TraceContext.current());
-        OutboxEvent row = OutboxEvent.of(envelope);
+        return inTransaction().chain(session -> write(session, envelope));
+    }
+
+    /** Publishes the events in order, in the caller's transaction. */
+    public Uni<List<EventEnvelope>> publishAll(List<? extends DomainEvent> events) {
+        Instant occurredAt = clock.instant();
+        List<EventEnvelope> envelopes = events.stream()
+                .map(event -> EventEnvelope.wrap(event, occurredAt, TraceContext.current()))
+                .toList();
+        return inTransaction().chain(session -> {
+            Uni<List<EventEnvelope>> written = Uni.createFrom().item(List.of());
+            for (EventEnvelope envelope : envelopes) {
+                written = written.chain(done -> write(session, envelope).map(sequenced -> {
+                    List<EventEnvelope> more = new java.util.ArrayList<>(done);
+                    more.add(sequenced);
+                    return more;
+                }));
+            }
+            return written;
+        });
+    }
+
+    private static Uni<Mutiny.Session> inTransaction() {
         return Panache.currentTransaction()
                 .onItem().ifNull().failWith(() -> new IllegalStateException(
                         "outbox write outside a transaction: call it from a @WithTransaction method"))
-                .chain(ignored -> Panache.getSession())
-                .chain(session -> session.persist(row)
-                        .chain(session::flush)
-                        .chain(() -> session.remove(row)))
-                .replaceWith(envelope);
+                .chain(ignored -> Panache.getSession());
+    }
+
+    private static Uni<EventEnvelope> write(Mutiny.Session session, EventEnvelope envelope) {
+        return session.createNativeQuery(INSERT, Long.class)
+                .setParameter("id", envelope.eventId())
+                .setParameter("aggregateType", envelope.aggregateType())
+                .setParameter("aggregateId", envelope.aggregateId())
+                .setParameter("type", envelope.eventType())
+                .setParameter("occurredAt", envelope.occurredAt())
+                .setParameter("payload", envelope.payload().toString())
+                .setParameter("schemaVersion", envelope.schemaVersion())
+                .setParameter("traceContext", envelope.traceContext())
+                .getSingleResult()
+                .call(() -> session.createNativeQuery(DELETE).setParameter("id", envelope.eventId()).executeUpdate())
+                .map(envelope::withSequence);
     }
 }

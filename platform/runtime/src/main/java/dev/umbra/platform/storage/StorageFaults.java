@@ -1,5 +1,6 @@
 package dev.umbra.platform.storage;
 
+import io.smallrye.mutiny.CompositeException;
 import io.vertx.pgclient.PgException;
 import java.net.ConnectException;
 import java.util.Set;
@@ -38,13 +39,13 @@ public final class StorageFaults {
      * a guard refused the call. Retrying it cannot double its effect.
      */
     public static boolean surelyNotExecuted(Throwable error) {
-        for (Throwable cause = error; cause != null; cause = next(cause)) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
             if (cause instanceof ConnectException || cause instanceof CircuitBreakerOpenException
                     || cause instanceof BulkheadException || poolExhausted(cause)) {
                 return true;
             }
-            if (cause instanceof PgException pg && (REFUSED_STATES.contains(pg.getSqlState())
-                    || String.valueOf(pg.getSqlState()).startsWith("08"))) {
+            String state = sqlState(cause);
+            if (state != null && (REFUSED_STATES.contains(state) || state.startsWith("08"))) {
                 return true;
             }
         }
@@ -57,21 +58,52 @@ public final class StorageFaults {
      * work ran is not known in every case; see {@link #surelyNotExecuted}.
      */
     public static boolean isTransient(Throwable error) {
-        for (Throwable cause = error; cause != null; cause = next(cause)) {
+        for (Throwable cause : chain(error)) {
             if (surelyNotExecuted(cause) || cause instanceof TimeoutException
                     || cause instanceof org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException
                     || cause instanceof io.vertx.sqlclient.ClosedConnectionException) {
                 return true;
             }
-            if (cause instanceof PgException pg && (TRANSIENT_STATES.contains(pg.getSqlState())
-                    || String.valueOf(pg.getSqlState()).startsWith("08"))) {
+            String state = sqlState(cause);
+            if (state != null && (TRANSIENT_STATES.contains(state) || state.startsWith("08"))) {
                 return true;
             }
-            if (cause instanceof io.vertx.core.VertxException && lostConnection(cause.getMessage())) {
+            if (cause instanceof io.vertx.core.VertxException && lostConnection(cause.getMessage())
+                    || cause instanceof IllegalStateException && closedUnderneath(cause.getMessage())) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * The write lost a race with another one on the same rows: a unique key taken meanwhile, or an
+     * optimistic lock whose version moved. Nothing was written; an idempotent operation may simply
+     * run again and find the winner's result.
+     */
+    public static boolean lostRace(Throwable error) {
+        for (Throwable cause : chain(error)) {
+            if ("23505".equals(sqlState(cause))
+                    || cause instanceof org.hibernate.StaleStateException
+                    || cause instanceof jakarta.persistence.OptimisticLockException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The SQL state the server answered, as the pg client reports it or as Hibernate converted it. */
+    private static String sqlState(Throwable cause) {
+        if (cause instanceof PgException pg) {
+            return pg.getSqlState();
+        }
+        if (cause instanceof org.hibernate.JDBCException jdbc) {
+            return jdbc.getSQLState();
+        }
+        if (cause instanceof java.sql.SQLException sql) {
+            return sql.getSQLState();
+        }
+        return null;
     }
 
     /** The pool waited its acquire timeout for a free connection (Vert.x says only "Timeout"). */
@@ -82,12 +114,36 @@ public final class StorageFaults {
                 && "Timeout".equals(cause.getMessage());
     }
 
-    private static boolean lostConnection(String message) {
-        return message != null && (message.contains("Connection refused") || message.contains("closed")
-                || message.contains("Connection reset") || message.contains("not active"));
+    /** How Hibernate Reactive reports a connection that closed under its transaction. */
+    private static boolean closedUnderneath(String message) {
+        return message != null && (message.contains("Connection is not active") || message.contains("Pool closed")
+                || message.contains("connection may have been lost"));
     }
 
-    private static Throwable next(Throwable cause) {
-        return cause.getCause() == cause ? null : cause.getCause();
+    private static boolean lostConnection(String message) {
+        return message != null && (message.contains("Connection refused") || message.contains("closed")
+                || message.contains("Connection reset") || message.contains("Connection is not active")
+                || message.contains("Pool closed") || message.contains("connection may have been lost"));
+    }
+
+    /** The causes of {@code error}, the failures inside a Mutiny CompositeException included (a failed rollback after a failed statement).
+     * Only {@link #isTransient} looks at them all: whether a statement ran is told by the first failure alone. */
+    private static java.util.List<Throwable> chain(Throwable error) {
+        java.util.List<Throwable> chain = new java.util.ArrayList<>();
+        java.util.Deque<Throwable> pending = new java.util.ArrayDeque<>(java.util.List.of(error));
+        while (!pending.isEmpty() && chain.size() < 32) {
+            Throwable cause = pending.pop();
+            if (chain.contains(cause)) {
+                continue;
+            }
+            chain.add(cause);
+            if (cause instanceof CompositeException composite) {
+                pending.addAll(composite.getCauses());
+            }
+            if (cause.getCause() != null) {
+                pending.add(cause.getCause());
+            }
+        }
+        return chain;
     }
 }

@@ -1,7 +1,11 @@
 package dev.umbra.platform.web;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.umbra.platform.storage.DatabaseSettings;
+import dev.umbra.platform.storage.StorageFaults;
+import io.smallrye.mutiny.CompositeException;
 import io.vertx.pgclient.PgException;
+import jakarta.persistence.PersistenceException;
 import jakarta.validation.ConstraintViolation;
 import jakarta.validation.ConstraintViolationException;
 import jakarta.ws.rs.WebApplicationException;
@@ -10,19 +14,25 @@ import jakarta.ws.rs.core.UriInfo;
 import java.net.ConnectException;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.hibernate.HibernateException;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * Every error a service answers is {@code application/problem+json}: 400 for malformed or invalid
- * input, 404/409/422 from {@link ProblemException}, 503 (with Retry-After) when the database cannot be
- * reached, and a bare 500 that reveals nothing for anything else.
+ * input, 404/409/422 from {@link ProblemException}, 409 for a write that lost a race, 503 (with
+ * Retry-After) when the database cannot be reached or its circuit is open, and a bare 500 that reveals nothing for anything else.
  */
 public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
-    private static final String UNIQUE_VIOLATION = "23505";
+
+    private final DatabaseSettings database;
+
+    public ProblemMappers(DatabaseSettings database) {
+        this.database = database;
+    }
 
     @ServerExceptionMapper
     public Response problem(ProblemException e, UriInfo uri) {
@@ -52,33 +62,31 @@ public class ProblemMappers {
         return Problem.response(status.getStatusCode(), status.getReasonPhrase(), e.getMessage(), uri.getPath(), List.of());
     }
 
-    @ServerExceptionMapper({HibernateException.class, PgException.class, ConnectException.class, TimeoutException.class,
-            io.vertx.core.VertxException.class})
+    @ServerExceptionMapper
+    public Response circuitOpen(CircuitBreakerOpenException e, UriInfo uri) {
+        return unavailable(uri);
+    }
+
+    @ServerExceptionMapper({CompositeException.class, HibernateException.class, PersistenceException.class, PgException.class, ConnectException.class,
+            TimeoutException.class, io.vertx.core.VertxException.class})
     public Response storage(Exception e, UriInfo uri) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof PgException pg && UNIQUE_VIOLATION.equals(pg.getSqlState())) {
-                return Problem.response(409, "Conflict", "the resource changed or already exists; read it again",
-                        uri.getPath(), List.of());
-            }
-            if (unavailable(cause)) {
-                LOG.warnf("database unavailable on %s: %s", uri.getPath(), cause.toString());
-                return Response.fromResponse(Problem.response(503, "Service Unavailable",
-                        "the service cannot reach its database; try again shortly", uri.getPath(), List.of()))
-                        .header("Retry-After", "1").build();
-            }
+        if (StorageFaults.lostRace(e)) {
+            return Problem.response(409, "Conflict", "the resource changed or already exists; read it again",
+                    uri.getPath(), List.of());
+        }
+        if (StorageFaults.isTransient(e)) {
+            LOG.warnf("database unavailable on %s: %s", uri.getPath(), e.toString());
+            return unavailable(uri);
         }
         LOG.errorf(e, "unexpected storage error on %s", uri.getPath());
         return Problem.response(500, "Internal Server Error", "unexpected error", uri.getPath(), List.of());
     }
 
-    private static boolean unavailable(Throwable cause) {
-        if (cause instanceof ConnectException || cause instanceof TimeoutException
-                || cause instanceof io.vertx.sqlclient.ClosedConnectionException) {
-            return true;
-        }
-        String message = String.valueOf(cause.getMessage());
-        return cause instanceof io.vertx.core.VertxException
-                && (message.contains("Connection refused") || message.contains("Timeout") || message.contains("closed"));
+    private Response unavailable(UriInfo uri) {
+        long retryAfter = Math.max(1, (database.circuit().delay().toMillis() + 999) / 1000);
+        return Response.fromResponse(Problem.response(503, "Service Unavailable",
+                "the service cannot reach its database; try again shortly", uri.getPath(), List.of()))
+                .header("Retry-After", Long.toString(retryAfter)).build();
     }
 
     private static String field(ConstraintViolation<?> violation) {

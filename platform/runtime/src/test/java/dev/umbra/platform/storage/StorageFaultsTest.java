@@ -41,4 +41,30 @@ class StorageFaultsTest {
         assertThat(StorageFaults.isTransient(new IllegalArgumentException("unknown plan"))).isFalse();
         assertThat(StorageFaults.isTransient(new NullPointerException())).isFalse();
     }
+
+    @Test
+    void a_duplicate_key_or_a_moved_version_is_a_lost_race_also_as_hibernate_converted_it() {
+        var duplicate = new org.hibernate.exception.ConstraintViolationException("duplicate key",
+                new java.sql.SQLException("duplicate key", "23505"), "guild_pkey");
+        assertThat(StorageFaults.lostRace(new CompletionException(duplicate))).isTrue();
+        assertThat(StorageFaults.lostRace(new jakarta.persistence.OptimisticLockException("row was updated"))).isTrue();
+        assertThat(StorageFaults.lostRace(new PgException("could not serialize access", "ERROR", "40001", null))).isFalse();
+        assertThat(StorageFaults.isTransient(duplicate)).isFalse();
+    }
+
+    @Test
+    void a_deadlock_that_hibernate_converted_is_transient() {
+        var deadlock = new org.hibernate.exception.LockAcquisitionException("deadlock detected",
+                new java.sql.SQLException("deadlock detected", "40P01"));
+        assertThat(StorageFaults.isTransient(deadlock)).isTrue();
+        assertThat(StorageFaults.surelyNotExecuted(deadlock)).isFalse();
+    }
+
+    @Test
+    void a_connection_that_closed_under_a_transaction_is_transient_as_hibernate_reactive_reports_it() {
+        assertThat(StorageFaults.isTransient(new IllegalStateException("Connection is not active now, current status: CLOSED"))).isTrue();
+        assertThat(StorageFaults.isTransient(new IllegalStateException("HR000090: Live transaction detected while closing the connection",
+                io.vertx.sqlclient.ClosedConnectionException.INSTANCE))).isTrue();
+        assertThat(StorageFaults.isTransient(new IllegalStateException("guild 1 always fails"))).isFalse();
+    }
 }

@@ -1,0 +1,66 @@
+package dev.umbra.billing.gateway;
+
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
+
+/**
+ * A call to the gateway that got no usable answer, with what that tells about the request: either
+ * it surely never reached the gateway (safe to send again), or it may have (the gateway may have acted
+ * on it: never sent again blindly). Both count against the circuit breaker; only the first is retried.
+ */
+public final class GatewayFault extends RuntimeException {
+
+    private final boolean surelyNotArrived;
+
+    private GatewayFault(String message, boolean surelyNotArrived, Throwable cause) {
+        super(message, cause, false, false);
+        this.surelyNotArrived = surelyNotArrived;
+    }
+
+    /**
+     * A failure of the transport. Only a connection that could not be opened proves the request was
+     * never sent; a timeout while waiting for the answer, a reset or a closed connection, and anything
+     * not recognised, leave the outcome uncertain.
+     */
+    public static GatewayFault of(Throwable transportFailure) {
+        for (Throwable cause = transportFailure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof ConnectException || cause instanceof UnknownHostException || cause instanceof NoRouteToHostException) {
+                return new GatewayFault("could not connect: " + cause.getMessage(), true, transportFailure);
+            }
+        }
+        return new GatewayFault("no answer: " + describe(transportFailure), false, transportFailure);
+    }
+
+    /**
+     * An answer that says the request was not processed: 500 and 429 are, by the gateway's contract,
+     * answered before anything is done. Other statuses are answers, not faults.
+     */
+    public static boolean refusedUnprocessed(int httpStatus) {
+        return httpStatus == 500 || httpStatus == 429;
+    }
+
+    public static GatewayFault refused(int httpStatus) {
+        return new GatewayFault("the gateway answered " + httpStatus, true, null);
+    }
+
+    /**
+     * Any other 5xx (a 502/503/504 of a proxy or load balancer in front of the gateway, say): the
+     * request may have reached the gateway behind it.
+     */
+    public static boolean failedUncertain(int httpStatus) {
+        return httpStatus >= 500 && !refusedUnprocessed(httpStatus);
+    }
+
+    public static GatewayFault failed(int httpStatus) {
+        return new GatewayFault("the gateway answered " + httpStatus, false, null);
+    }
+
+    public boolean surelyNotArrived() {
+        return surelyNotArrived;
+    }
+
+    private static String describe(Throwable failure) {
+        return failure.getClass().getSimpleName() + (failure.getMessage() == null ? "" : " " + failure.getMessage());
+    }
+}

@@ -1,0 +1,55 @@
+package dev.umbra.billing.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.channel.ConnectTimeoutException;
+import io.vertx.core.http.HttpClosedException;
+import io.vertx.core.impl.NoStackTraceTimeoutException;
+import java.net.ConnectException;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+
+class GatewayFaultTest {
+
+    @Test
+    void aConnectionThatCouldNotBeOpenedSurelyDidNotDeliverTheRequest() {
+        assertThat(GatewayFault.of(new ConnectException("Connection refused")).surelyNotArrived()).isTrue();
+        assertThat(GatewayFault.of(new ConnectTimeoutException("connection timed out: /127.0.0.1:1")).surelyNotArrived()).isTrue();
+        assertThat(GatewayFault.of(new UnknownHostException("pg.example")).surelyNotArrived()).isTrue();
+        assertThat(GatewayFault.of(new CompletionException(new ConnectException("Connection refused"))).surelyNotArrived()).isTrue();
+    }
+
+    @Test
+    void noAnswerInTimeAResetOrAClosedConnectionLeaveTheOutcomeUncertain() {
+        assertThat(GatewayFault.of(new NoStackTraceTimeoutException("The timeout period of 1000ms has been exceeded")).surelyNotArrived())
+                .isFalse();
+        assertThat(GatewayFault.of(new SocketException("Connection reset")).surelyNotArrived()).isFalse();
+        assertThat(GatewayFault.of(new HttpClosedException("Connection was closed")).surelyNotArrived()).isFalse();
+        assertThat(GatewayFault.of(new IllegalStateException("something unforeseen")).surelyNotArrived()).isFalse();
+    }
+
+    @Test
+    void onlyServerErrorsAndThrottlingAreRefusalsBeforeProcessing() {
+        assertThat(GatewayFault.refusedUnprocessed(500)).isTrue();
+        assertThat(GatewayFault.refusedUnprocessed(429)).isTrue();
+        assertThat(GatewayFault.refusedUnprocessed(200)).isFalse();
+        assertThat(GatewayFault.refusedUnprocessed(400)).isFalse();
+        assertThat(GatewayFault.refusedUnprocessed(404)).isFalse();
+        assertThat(GatewayFault.refusedUnprocessed(502)).isFalse();
+        assertThat(GatewayFault.refusedUnprocessed(504)).isFalse();
+        assertThat(GatewayFault.refused(429).surelyNotArrived()).isTrue();
+    }
+
+    @Test
+    void otherServerErrorsLeaveTheOutcomeUncertain() {
+        assertThat(GatewayFault.failedUncertain(502)).isTrue();
+        assertThat(GatewayFault.failedUncertain(503)).isTrue();
+        assertThat(GatewayFault.failedUncertain(504)).isTrue();
+        assertThat(GatewayFault.failedUncertain(500)).isFalse();
+        assertThat(GatewayFault.failedUncertain(429)).isFalse();
+        assertThat(GatewayFault.failedUncertain(404)).isFalse();
+        assertThat(GatewayFault.failed(504).surelyNotArrived()).isFalse();
+    }
+}

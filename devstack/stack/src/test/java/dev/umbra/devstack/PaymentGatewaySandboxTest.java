@@ -1,0 +1,210 @@
+package dev.umbra.devstack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import dev.umbra.devstack.PaymentGatewaySandbox.Status;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class PaymentGatewaySandboxTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final PaymentGatewaySandbox sandbox = PaymentGatewaySandbox.start();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+
+    @AfterEach
+    void stop() {
+        sandbox.close();
+    }
+
+    @Test
+    void chargesABillingKeyOncePerIdempotencyKeyEvenUnderConcurrency() throws Exception {
+        String billingKey = issueBillingKey("customer-1");
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<HttpResponse<String>>> answers = IntStream.range(0, 8)
+                    .mapToObj(i -> pool.submit(() -> charge(billingKey, "customer-1", "order-1", "idem-1", 9_900)))
+                    .toList();
+            List<String> paymentKeys = new CopyOnWriteArrayList<>();
+            for (Future<HttpResponse<String>> answer : answers) {
+                assertThat(answer.get().statusCode()).isEqualTo(200);
+                paymentKeys.add(JSON.readTree(answer.get().body()).path("paymentKey").asText());
+            }
+            assertThat(paymentKeys).containsOnly(paymentKeys.get(0));
+        } finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(sandbox.charges()).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(Status.DONE);
+            assertThat(c.amount()).isEqualTo(9_900);
+        });
+        assertThat(sandbox.chargeAttempts()).isEqualTo(8);
+        String paymentKey = sandbox.charges().get(0).paymentKey();
+        assertThat(get("/v1/payments/" + paymentKey).path("status").asText()).isEqualTo("DONE");
+        assertThat(get("/v1/payments?orderId=order-1")).hasSize(1);
+        assertThat(post("/v1/payments/" + paymentKey + "/cancel", "{\"cancelReason\":\"test\"}", null).statusCode()).isEqualTo(200);
+        assertThat(sandbox.charges().get(0).status()).isEqualTo(Status.CANCELED);
+    }
+
+    @Test
+    void refusesCallsWithoutTheSecretKeyAndUnknownBillingKeys() throws Exception {
+        HttpResponse<String> anonymous = http.send(HttpRequest.newBuilder(URI.create(sandbox.url() + "/v1/payments?orderId=x")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(anonymous.statusCode()).isEqualTo(401);
+        assertThat(charge("bk_unknown", "customer-1", "order-1", null, 100).statusCode()).isEqualTo(404);
+        assertThat(sandbox.charges()).isEmpty();
+    }
+
+    @Test
+    void signsEveryCallbackAndPlaysLostDuplicatedAndPendingResults() throws Exception {
+        List<String> verified = new CopyOnWriteArrayList<>();
+        HttpServer receiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        receiver.createContext("/callback", exchange -> {
+            try (exchange) {
+                String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+                String timestamp = exchange.getRequestHeaders().getFirst(PaymentGatewaySandbox.TIMESTAMP_HEADER);
+                String signature = exchange.getRequestHeaders().getFirst(PaymentGatewaySandbox.SIGNATURE_HEADER);
+                if (("v1=" + sandbox.sign(timestamp + "." + body)).equals(signature)) {
+                    verified.add(JSON.readTree(body).path("data").path("paymentKey").asText());
+                }
+                exchange.sendResponseHeaders(200, -1);
+            }
+        });
+        receiver.start();
+        try {
+            sandbox.callbackUrl("http://127.0.0.1:" + receiver.getAddress().getPort() + "/callback");
+            String billingKey = issueBillingKey("customer-2");
+
+            sandbox.duplicateCallbacks(1);
+            String first = key(charge(billingKey, "customer-2", "order-a", "a", 1_000));
+            await().until(() -> verified.size() == 2);
+            assertThat(verified).containsExactly(first, first);
+
+            sandbox.loseCallbacks(1);
+            charge(billingKey, "customer-2", "order-b", "b", 1_000);
+            assertThat(sandbox.callbacks()).filteredOn(c -> !c.delivered()).hasSize(1);
+
+            sandbox.keepPending(1);
+            String pending = key(charge(billingKey, "customer-2", "order-c", "c", 1_000));
+            assertThat(get("/v1/payments/" + pending).path("status").asText()).isEqualTo("IN_PROGRESS");
+            sandbox.settle(pending, Status.DONE);
+            await().until(() -> verified.contains(pending));
+            assertThat(verified).hasSize(3);
+        } finally {
+            receiver.stop(0);
+        }
+    }
+
+    @Test
+    void failsOnRequestWithoutCharging() throws Exception {
+        String billingKey = issueBillingKey("customer-3");
+        post("/sandbox/faults", "{\"mode\":\"fail\",\"count\":1,\"status\":429}", null);
+        assertThat(charge(billingKey, "customer-3", "order-1", "k", 500).statusCode()).isEqualTo(429);
+        sandbox.failNext(1, 500);
+        assertThat(charge(billingKey, "customer-3", "order-1", "k", 500).statusCode()).isEqualTo(500);
+        assertThat(sandbox.charges()).isEmpty();
+        assertThat(charge(billingKey, "customer-3", "order-1", "k", 500).statusCode()).isEqualTo(200);
+        assertThat(sandbox.charges()).hasSize(1);
+        assertThat(sandbox.chargeAttempts()).isEqualTo(3);
+    }
+
+    @Test
+    void chargesEvenWhenTheAnswerComesTooLateOrTheConnectionIsReset() throws Exception {
+        String billingKey = issueBillingKey("customer-4");
+        sandbox.answerLate(1, Duration.ofSeconds(2));
+        HttpRequest late = chargeRequest(billingKey, "customer-4", "order-late", "late", 700).timeout(Duration.ofMillis(300)).build();
+        assertThatThrownBy(() -> http.send(late, HttpResponse.BodyHandlers.ofString())).isInstanceOf(HttpTimeoutException.class);
+        assertThat(sandbox.chargesOf("order-late")).singleElement().extracting(PaymentGatewaySandbox.Charge::status).isEqualTo(Status.DONE);
+
+        sandbox.resetAfterCharge(1);
+        assertThatThrownBy(() -> charge(billingKey, "customer-4", "order-reset", "reset", 700)).isInstanceOf(IOException.class);
+        assertThat(sandbox.chargesOf("order-reset")).hasSize(1);
+    }
+
+    @Test
+    void refusesOrDropsConnectionsUntilRecovered() throws Exception {
+        URI gateway = URI.create(sandbox.url());
+        post("/sandbox/faults", "{\"mode\":\"refuse\"}", sandbox.controlUrl());
+        assertThatThrownBy(() -> new Socket(gateway.getHost(), gateway.getPort()).close()).isInstanceOf(ConnectException.class);
+
+        sandbox.dropConnections();
+        assertThatThrownBy(() -> {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(gateway.getHost(), gateway.getPort()), 300);
+            }
+        }).isInstanceOf(SocketTimeoutException.class);
+
+        sandbox.recover();
+        assertThat(get("/v1/payments?orderId=none")).isEmpty();
+        assertThat(sandbox.received()).hasSize(1);
+    }
+
+    private String issueBillingKey(String customerKey) throws Exception {
+        HttpResponse<String> issued = post("/v1/billing/authorizations/issue",
+                "{\"authKey\":\"auth-" + customerKey + "\",\"customerKey\":\"" + customerKey + "\"}", null);
+        assertThat(issued.statusCode()).isEqualTo(200);
+        JsonNode body = JSON.readTree(issued.body());
+        assertThat(body.path("card").path("number").asText()).contains("****");
+        return body.path("billingKey").asText();
+    }
+
+    private HttpResponse<String> charge(String billingKey, String customerKey, String orderId, String idempotencyKey, long amount)
+            throws IOException, InterruptedException {
+        return http.send(chargeRequest(billingKey, customerKey, orderId, idempotencyKey, amount).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest.Builder chargeRequest(String billingKey, String customerKey, String orderId, String idempotencyKey, long amount) {
+        HttpRequest.Builder request = authorized(URI.create(sandbox.url() + "/v1/billing/" + billingKey))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"customerKey\":\"" + customerKey + "\",\"orderId\":\"" + orderId
+                        + "\",\"amount\":" + amount + ",\"orderName\":\"PRO\"}"));
+        if (idempotencyKey != null) {
+            request.header("Idempotency-Key", idempotencyKey);
+        }
+        return request;
+    }
+
+    private static String key(HttpResponse<String> answer) throws IOException {
+        return JSON.readTree(answer.body()).path("paymentKey").asText();
+    }
+
+    private JsonNode get(String path) throws Exception {
+        return JSON.readTree(http.send(authorized(URI.create(sandbox.url() + path)).GET().build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    private HttpResponse<String> post(String path, String json, String base) throws Exception {
+        return http.send(authorized(URI.create((base == null ? sandbox.url() : base) + path))
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpRequest.Builder authorized(URI uri) {
+        return HttpRequest.newBuilder(uri).header("Content-Type", "application/json").header("Authorization",
+                "Basic " + Base64.getEncoder().encodeToString((sandbox.secretKey() + ":").getBytes(StandardCharsets.UTF_8)));
+    }
+}

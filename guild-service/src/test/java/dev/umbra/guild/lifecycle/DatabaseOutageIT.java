@@ -1,0 +1,134 @@
+package dev.umbra.guild.lifecycle;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.events.Topics;
+import dev.umbra.platform.storage.DatabaseGuards;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.TcpProxy;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import io.smallrye.faulttolerance.api.CircuitBreakerState;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The database goes away under the service and comes back: requests answer 503 problems with
+ * Retry-After (at once, once the circuit is open) instead of hanging or 500, nothing half-done is
+ * stored or published, and the service recovers by itself.
+ */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = {
+        @ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "postgres-proxy", value = "true")})
+class DatabaseOutageIT {
+
+    private static final Database DB = Database.of("guild");
+
+    private final TcpProxy link = DevstackResource.postgresProxy();
+
+    @Inject
+    CircuitBreakerMaintenance circuits;
+
+    @AfterEach
+    void restore() {
+        link.restore();
+    }
+
+    @Test
+    void aDownDatabaseOpensTheCircuitAndAnswers503UntilItIsBack() {
+        String guildId = Snowflakes.random();
+        install(guildId).then().statusCode(201);
+
+        link.cut();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+            get(guildId).then().statusCode(503).contentType("application/problem+json")
+                    .header("Retry-After", org.hamcrest.Matchers.matchesPattern("\\d+")).body("status", equalTo(503));
+            return circuits.currentState(DatabaseGuards.DATABASE) == CircuitBreakerState.OPEN;
+        });
+        String whileDown = Snowflakes.random();
+        install(whileDown).then().statusCode(503).contentType("application/problem+json");
+
+        link.restore();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(() -> get(guildId).statusCode() == 200);
+        assertThat(circuits.currentState(DatabaseGuards.DATABASE)).isNotEqualTo(CircuitBreakerState.OPEN);
+        assertThat(DB.count("select count(*) from guild where guild_id = ?", whileDown)).isZero();
+    }
+
+    @Test
+    void writesDuringAnOutageAreEitherDoneOnceWithOneEventOrNotAtAll() throws Exception {
+        Devstack.shared().streamOutbox("guild", "guild");
+        var statusByGuild = new ConcurrentHashMap<String, Integer>();
+        ExecutorService clients = Executors.newFixedThreadPool(8);
+        List<Future<?>> running = new ArrayList<>();
+        for (int c = 0; c < 8; c++) {
+            running.add(clients.submit(() -> {
+                for (int i = 0; i < 40; i++) {
+                    String guildId = Snowflakes.random();
+                    statusByGuild.put(guildId, install(guildId).statusCode());
+                }
+            }));
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> statusByGuild.size() >= 60);
+        link.cut();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> statusByGuild.values().stream().filter(s -> s == 503).count() >= 20);
+        link.restore();
+        for (Future<?> client : running) {
+            client.get();
+        }
+        clients.shutdown();
+
+        assertThat(statusByGuild.values()).containsOnly(201, 503);
+        var created = statusByGuild.entrySet().stream().filter(e -> e.getValue() == 201).map(e -> e.getKey()).collect(Collectors.toSet());
+        var refused = statusByGuild.entrySet().stream().filter(e -> e.getValue() == 503).map(e -> e.getKey()).collect(Collectors.toSet());
+        assertThat(created).isNotEmpty();
+        assertThat(refused).isNotEmpty();
+        assertThat(DB.count("select count(*) from guild where guild_id = any(string_to_array(?, ','))", String.join(",", created)))
+                .isEqualTo(created.size());
+        // A 503 after COMMIT was sent leaves the outcome unknown: such a guild may exist, but then with its one event.
+        long refusedButStored = DB.count("select count(*) from guild where guild_id = any(string_to_array(?, ','))",
+                String.join(",", refused));
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> topic.seen().stream().filter(r -> created.contains(r.key()) || refused.contains(r.key())).count()
+                            >= created.size() + refusedButStored);
+            var events = topic.seen().stream().filter(r -> created.contains(r.key()) || refused.contains(r.key())).toList();
+            assertThat(events).allMatch(r -> "BotInstalled".equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)));
+            assertThat(events.stream().map(r -> r.key()).distinct()).hasSize(events.size());
+            assertThat(events.stream().filter(r -> created.contains(r.key()))).hasSize(created.size());
+            assertThat(events.stream().filter(r -> refused.contains(r.key()))).hasSize((int) refusedButStored);
+        }
+    }
+
+    private static io.restassured.response.Response install(String guildId) {
+        return given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .body("{\"installerUserId\":\"223456789012345678\"}")
+                .when().post("/guilds/{id}/installation", guildId);
+    }
+
+    private static io.restassured.response.Response get(String guildId) {
+        return given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}", guildId);
+    }
+}

@@ -1,0 +1,65 @@
+package dev.umbra.guild.notification;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.DevstackResource;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import jakarta.inject.Inject;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** The platform work queue's lease and fencing token, on a queue of its own in the guild database. */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+class WorkQueueFencingIT {
+
+    private static final Database DB = Database.of("guild");
+    private static final String QUEUE = "fencing-probe";
+
+    @Inject
+    WorkQueues queues;
+
+    @Test
+    void aWorkerWhoseLeaseWasTakenOverCannotFinishTheItem() throws Throwable {
+        WorkQueue queue = queues.queue(QUEUE);
+        String key = UUID.randomUUID().toString();
+        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
+                () -> queue.enqueue(key, JsonNodeFactory.instance.objectNode().put("n", 1), Instant.now())));
+
+        WorkItem slow = claimOnly(queue, key);
+        assertThat(claimOnly(queue, key)).as("leased: nobody else gets it").isNull();
+
+        // The slow worker's lease runs out; another worker takes the item over with a new token.
+        DB.text("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = ? returning item_key", QUEUE, key);
+        WorkItem takenOver = claimOnly(queue, key);
+        assertThat(takenOver.leaseToken()).isNotEqualTo(slow.leaseToken());
+
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.record(slow, Outcome.done()))).isFalse();
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.record(slow, Outcome.poison("late")))).isFalse();
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.status(key))).isEqualTo("leased");
+
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.record(takenOver, Outcome.done()))).isTrue();
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.status(key))).isEqualTo("done");
+        assertThat(DB.count("select attempts from work_item where queue = ? and item_key = ?", QUEUE, key)).isOne();
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.record(takenOver, Outcome.done())))
+                .as("a token is good for one outcome").isFalse();
+    }
+
+    /** Claims due items of the probe queue and returns the one with {@code key}, or null if it was not among them. */
+    private static WorkItem claimOnly(WorkQueue queue, String key) throws Throwable {
+        List<WorkItem> claimed = VertxContextSupport.subscribeAndAwait(queue::claim);
+        return claimed.stream().filter(item -> item.key().equals(key)).findFirst().orElse(null);
+    }
+}

@@ -1,0 +1,71 @@
+package dev.umbra.platform.storage;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Min;
+import java.time.Duration;
+
+/**
+ * How long anything may wait on the database, and how the guard reacts when it fails. These bounds
+ * together bound every request: a connection is acquired within {@code acquireTimeout}, opened within
+ * {@code connectTimeout}, and no statement or idle transaction outlives its timeout on the server.
+ */
+@ConfigMapping(prefix = "umbra.database")
+public interface DatabaseSettings {
+
+    /** Waiting for a free connection of the pool. */
+    @WithDefault("2s")
+    Duration acquireTimeout();
+
+    /** Opening a TCP connection to the server. */
+    @WithDefault("2s")
+    Duration connectTimeout();
+
+    /** Set on every connection as the server's statement_timeout. */
+    @WithDefault("5s")
+    Duration statementTimeout();
+
+    /** Set on every connection as the server's idle_in_transaction_session_timeout. */
+    @WithDefault("10s")
+    Duration idleInTransactionTimeout();
+
+    Retry retry();
+
+    Circuit circuit();
+
+    /** Retries of a call that surely did not reach the database. */
+    interface Retry {
+        @WithDefault("2")
+        @Min(0)
+        int maxRetries();
+
+        @WithDefault("50ms")
+        Duration delay();
+
+        @WithDefault("40ms")
+        Duration jitter();
+    }
+
+    /** The circuit opens when the database is down, so that callers get a 503 at once. */
+    interface Circuit {
+        /** Calls in the rolling window. */
+        @WithDefault("8")
+        @Min(1)
+        int requestVolumeThreshold();
+
+        @WithDefault("0.5")
+        @DecimalMin("0.01")
+        @DecimalMax("1.0")
+        double failureRatio();
+
+        /** How long the circuit stays open before a trial call; also the Retry-After of the 503. */
+        @WithDefault("2s")
+        Duration delay();
+
+        @WithDefault("2")
+        @Min(1)
+        int successThreshold();
+    }
+}

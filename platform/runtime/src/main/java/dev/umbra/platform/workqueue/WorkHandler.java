@@ -1,0 +1,20 @@
+package dev.umbra.platform.workqueue;
+
+import io.smallrye.mutiny.Uni;
+
+/**
+ * The work of one queue. A bean implementing it is polled by {@link WorkQueues}: due items are claimed
+ * in a short transaction and handed over one by one, outside any transaction; the outcome is recorded
+ * only if the lease is still this worker's. A handler failure (an exception) counts as {@link Outcome.Failed}.
+ */
+public interface WorkHandler {
+
+    String queue();
+
+    Uni<Outcome> handle(WorkItem item);
+
+    /** False while the far side is known to be down (an open circuit): the round then claims nothing. */
+    default boolean ready() {
+        return true;
+    }
+}

@@ -1,0 +1,12 @@
+package dev.umbra.platform.workqueue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+
+/**
+ * A claimed item. {@code leaseToken} is new for every claim: the queue accepts this worker's outcome
+ * only while the row still carries it, so a worker whose lease ran out and was taken over cannot
+ * complete or overwrite the row. {@code attempts} is the number of earlier tries.
+ */
+public record WorkItem(String queue, String key, JsonNode payload, int attempts, long leaseToken, Instant leaseUntil) {
+}

@@ -1,0 +1,290 @@
+package dev.umbra.platform.workqueue;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.umbra.platform.storage.StorageFaults;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jboss.logging.Logger;
+
+/**
+ * One leased work queue: rows of the platform table {@code work_item} with this queue's name.
+ *
+ * <p>A claim is a short transaction: due items (and items whose lease ran out) are locked with
+ * {@code FOR UPDATE SKIP LOCKED}, so concurrent workers take disjoint rows, and each gets a lease
+ * ({@code lease_until}) and a new fencing token. The work happens outside any transaction; its outcome
+ * is written only where the row still carries the worker's token.
+ *
+ * <p>Why one platform table keyed by queue name rather than a table per queue: the columns that make a
+ * queue (status, attempts, due time, lease, token, error) are the same for every queue, so one
+ * migration, one set of statements (constants, no SQL assembled from table names) and one set of
+ * gauges serve every service; what differs per queue is the payload, which is JSON the handler reads.
+ */
+public final class WorkQueue {
+
+    static final String PENDING = "pending";
+    static final String LEASED = "leased";
+    static final String DONE = "done";
+    static final String DEAD = "dead";
+
+    private static final Logger LOG = Logger.getLogger(WorkQueue.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int CONCURRENT_TRIES = 4;
+
+    private static final String ENQUEUE = """
+            insert into work_item (queue, item_key, payload, due_at, ready_at, created_at)
+            values (?1, ?2, cast(cast(?3 as text) as jsonb), ?4, ?4, ?5)
+            on conflict (queue, item_key) do nothing""";
+    private static final String SCHEDULE = """
+            insert into work_item (queue, item_key, payload, due_at, ready_at, created_at)
+            values (?1, ?2, cast(cast(?3 as text) as jsonb), ?4, ?4, ?5)
+            on conflict (queue, item_key) do update
+            set payload = excluded.payload, status = 'pending', attempts = 0, due_at = excluded.due_at,
+                ready_at = excluded.ready_at, lease_until = null, lease_token = null, last_error = null, finished_at = null""";
+    private static final String CLAIM = """
+            with due as (
+                select queue, item_key from work_item
+                where queue = $1
+                  and ((status = 'pending' and due_at <= $2) or (status = 'leased' and lease_until <= $2))
+                order by due_at
+                limit $3
+                for update skip locked)
+            update work_item w
+            set status = 'leased', lease_until = $4, lease_token = nextval('work_item_lease_token')
+            from due where w.queue = due.queue and w.item_key = due.item_key
+            returning w.item_key, w.payload::text as payload, w.attempts, w.lease_token, w.lease_until""";
+    private static final String RECORD = """
+            update work_item
+            set status = $4, attempts = $5, due_at = coalesce($6, due_at), last_error = $7,
+                lease_until = null, lease_token = null, finished_at = case when $4 in ('done', 'dead') then $8 end
+            where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
+    private static final String BACKLOG = """
+            select count(*) filter (where status = 'pending' and due_at <= $2) as due,
+                   count(*) filter (where status = 'pending' and due_at > $2) as waiting,
+                   count(*) filter (where status = 'leased') as leased,
+                   count(*) filter (where status = 'dead') as dead,
+                   coalesce(extract(epoch from $2 - min(ready_at) filter (where status in ('pending', 'leased') and ready_at <= $2)), 0)
+                       as oldest_seconds
+            from work_item where queue = $1 and status <> 'done'""";
+    private static final String DEAD_LETTERS = """
+            select item_key, payload::text as payload, attempts, last_error, finished_at, created_at from work_item
+            where queue = $1 and status = 'dead' order by finished_at limit $2""";
+    private static final String REVIVE = """
+            update work_item set status = 'pending', attempts = 0, due_at = $3, ready_at = $3, finished_at = null
+            where queue = $1 and item_key = $2 and status = 'dead'""";
+    private static final String HOLDS = """
+            select item_key from work_item
+            where queue = ?1 and item_key = ?2 and lease_token = ?3 and status = 'leased'
+            for update""";
+    private static final String STATUS = "select status from work_item where queue = $1 and item_key = $2";
+
+    /** A dead item, for operators. */
+    public record DeadLetter(String key, JsonNode payload, int attempts, String reason, Instant diedAt, Instant createdAt) {
+    }
+
+    private final String name;
+    private final Pool pool;
+    private final Clock clock;
+    private final WorkQueueConfig.Settings settings;
+    private final RetryRules rules;
+    private final MeterRegistry registry;
+    private final Map<String, AtomicLong> backlog;
+    private final AtomicLong oldestSeconds = new AtomicLong();
+
+    WorkQueue(String name, Pool pool, Clock clock, WorkQueueConfig.Settings settings, MeterRegistry registry) {
+        this.name = name;
+        this.pool = pool;
+        this.clock = clock;
+        this.settings = settings;
+        this.rules = new RetryRules(settings, () -> ThreadLocalRandom.current().nextDouble());
+        this.registry = registry;
+        this.backlog = Map.of("due", new AtomicLong(), "waiting", new AtomicLong(), "leased", new AtomicLong(), "dead", new AtomicLong());
+        backlog.forEach((state, count) -> Gauge.builder("umbra.work.queue.backlog", count, AtomicLong::get)
+                .description("Items of a work queue by state: due now, waiting for their time, leased to a worker, dead")
+                .tags("queue", name, "state", state).register(registry));
+        Gauge.builder("umbra.work.queue.oldest.ready", oldestSeconds, AtomicLong::get)
+                .description("How long the oldest unfinished item of a work queue has been due").baseUnit("seconds")
+                .tag("queue", name).register(registry);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public WorkQueueConfig.Settings settings() {
+        return settings;
+    }
+
+    /** Adds an item inside the caller's Hibernate Reactive transaction; an item with the same key already there is left alone. */
+    public Uni<Void> enqueue(String key, JsonNode payload, Instant dueAt) {
+        return write(ENQUEUE, key, payload, dueAt);
+    }
+
+    /** Adds the item, or puts an existing one (finished or not) back in line at {@code dueAt} with fresh attempts; any lease on it is void. */
+    public Uni<Void> schedule(String key, JsonNode payload, Instant dueAt) {
+        return write(SCHEDULE, key, payload, dueAt);
+    }
+
+    private Uni<Void> write(String statement, String key, JsonNode payload, Instant dueAt) {
+        String json = toJson(payload);
+        return Panache.getSession().chain(session -> session.createNativeQuery(statement)
+                .setParameter(1, name).setParameter(2, key).setParameter(3, json)
+                .setParameter(4, utc(dueAt)).setParameter(5, utc(clock.instant()))
+                .executeUpdate()).replaceWithVoid();
+    }
+
+    /**
+     * For work done in the caller's Hibernate Reactive transaction: true if the item still carries this
+     * claim's token, and then the row stays locked until that transaction ends, so nobody takes the
+     * item over meanwhile (claims skip locked rows). False: do nothing, the lease is someone else's.
+     */
+    public Uni<Boolean> holdsLease(WorkItem item) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(HOLDS)
+                .setParameter(1, name).setParameter(2, item.key()).setParameter(3, item.leaseToken())
+                .getResultList()).map(rows -> !rows.isEmpty());
+    }
+
+    /** Claims up to a batch of due items, each with a lease and a new fencing token, in one short transaction. */
+    public Uni<List<WorkItem>> claim() {
+        Instant now = clock.instant();
+        return pool.withTransaction(connection -> connection.preparedQuery(CLAIM)
+                        .execute(Tuple.of(name, utc(now), settings.batchSize(), utc(now.plus(settings.lease())))))
+                .map(rows -> {
+                    List<WorkItem> items = new ArrayList<>();
+                    rows.forEach(row -> items.add(new WorkItem(name, row.getString("item_key"), fromJson(row), row.getInteger("attempts"),
+                            row.getLong("lease_token"), row.getOffsetDateTime("lease_until").toInstant())));
+                    return items;
+                });
+    }
+
+    /**
+     * Records what became of a claimed item, if the row still carries the item's fencing token.
+     * Returns false when it did not: the lease ran out and another worker took the item over (or the
+     * item was rescheduled), and that worker's outcome is the one that counts.
+     */
+    public Uni<Boolean> record(WorkItem item, Outcome outcome) {
+        Instant now = clock.instant();
+        RetryRules.Next next = rules.after(outcome, item.attempts(), now);
+        Tuple values = Tuple.tuple(List.of(name, item.key(), item.leaseToken(), next.status(), next.attempts()))
+                .addValue(next.dueAt() == null ? null : utc(next.dueAt())).addValue(next.error()).addValue(utc(now));
+        return pool.preparedQuery(RECORD).execute(values).map(rows -> {
+            boolean accepted = rows.rowCount() == 1;
+            String counted = accepted ? outcomeName(outcome, next) : "lease_lost";
+            Counter.builder("umbra.work.queue.outcomes").description("Outcomes of tried and deferred work, by queue")
+                    .tags("queue", name, "outcome", counted).register(registry).increment();
+            if (!accepted) {
+                LOG.infof("work queue %s: item %s was taken over after its lease ran out; this worker's %s is dropped", name, item.key(),
+                        outcome.getClass().getSimpleName());
+            } else if (DEAD.equals(next.status())) {
+                LOG.warnf("work queue %s: item %s is dead: %s", name, item.key(), next.error());
+            }
+            return accepted;
+        });
+    }
+
+    /** One round for {@code handler}: claim a batch (nothing while the handler is not ready), try each item, record each outcome. Returns how many were claimed. */
+    public Uni<Integer> runOnce(WorkHandler handler) {
+        if (!handler.ready()) {
+            return Uni.createFrom().item(0);
+        }
+        return claim().chain(items -> Multi.createFrom().iterable(items)
+                .onItem().transformToUni(item -> tryOne(handler, item)).merge(CONCURRENT_TRIES)
+                .collect().asList()
+                .replaceWith(items.size()));
+    }
+
+    private Uni<Boolean> tryOne(WorkHandler handler, WorkItem item) {
+        Context current = Vertx.currentContext();
+        Uni<Outcome> tried = current == null ? Uni.createFrom().deferred(() -> handler.handle(item))
+                : OwnContext.run(current, () -> handler.handle(item));
+        return tried
+                .onFailure().recoverWithItem(error -> StorageFaults.isTransient(error)
+                        ? Outcome.unavailable(error.toString(), null)
+                        : Outcome.failed(error.toString()))
+                .chain(outcome -> record(item, outcome));
+    }
+
+    /** Refreshes the backlog and oldest-ready gauges of this queue. */
+    public Uni<Void> measure() {
+        return pool.preparedQuery(BACKLOG).execute(Tuple.of(name, utc(clock.instant()))).invoke(rows -> {
+            Row row = rows.iterator().next();
+            backlog.forEach((state, count) -> count.set(row.getLong(state)));
+            oldestSeconds.set(row.getNumeric("oldest_seconds").longValue());
+        }).replaceWithVoid();
+    }
+
+    /** The oldest {@code limit} dead items. */
+    public Uni<List<DeadLetter>> deadLetters(int limit) {
+        return pool.preparedQuery(DEAD_LETTERS).execute(Tuple.of(name, limit)).map(rows -> {
+            List<DeadLetter> dead = new ArrayList<>();
+            rows.forEach(row -> dead.add(new DeadLetter(row.getString("item_key"), fromJson(row), row.getInteger("attempts"),
+                    row.getString("last_error"), row.getOffsetDateTime("finished_at").toInstant(),
+                    row.getOffsetDateTime("created_at").toInstant())));
+            return dead;
+        });
+    }
+
+    /** Puts a dead item back in line with fresh attempts; false if there is no dead item with that key. */
+    public Uni<Boolean> revive(String key) {
+        return pool.preparedQuery(REVIVE).execute(Tuple.of(name, key, utc(clock.instant()))).map(rows -> rows.rowCount() == 1);
+    }
+
+    /** The item's status (pending, leased, done, dead), or null for no such item. */
+    public Uni<String> status(String key) {
+        return pool.preparedQuery(STATUS).execute(Tuple.of(name, key))
+                .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getString("status"));
+    }
+
+    private static String outcomeName(Outcome outcome, RetryRules.Next next) {
+        if (DEAD.equals(next.status())) {
+            return "dead_lettered";
+        }
+        if (outcome instanceof Outcome.Done) {
+            return "done";
+        }
+        if (outcome instanceof Outcome.Deferred) {
+            return "deferred";
+        }
+        return outcome instanceof Outcome.Unavailable ? "unavailable" : "failed";
+    }
+
+    private static OffsetDateTime utc(Instant instant) {
+        return instant.atOffset(ZoneOffset.UTC);
+    }
+
+    private static String toJson(JsonNode payload) {
+        try {
+            return JSON.writeValueAsString(payload);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static JsonNode fromJson(Row row) {
+        try {
+            return JSON.readTree(row.getString("payload"));
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package dev.umbra.platform.workqueue;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithDefaults;
+import io.smallrye.config.WithParentName;
+import java.time.Duration;
+import java.util.Map;
+
+/** {@code umbra.work-queue.<queue>.*}; a queue that sets nothing gets these defaults. */
+@ConfigMapping(prefix = "umbra.work-queue")
+public interface WorkQueueConfig {
+
+    @WithParentName
+    @WithDefaults
+    Map<String, Settings> queues();
+
+    default Settings of(String queue) {
+        return queues().get(queue);
+    }
+
+    interface Settings {
+
+        /** How many due items one round claims. */
+        @WithDefault("20")
+        int batchSize();
+
+        /** How long a claim lasts; past it another worker may take the item over. Longer than the slowest try. */
+        @WithDefault("PT1M")
+        Duration lease();
+
+        /** Tries that failed for the item's own reason before it is dead-lettered (outages never count). */
+        @WithDefault("8")
+        int maxAttempts();
+
+        @WithDefault("PT5S")
+        Duration initialBackoff();
+
+        @WithDefault("PT30M")
+        Duration maxBackoff();
+
+        /** How often the queue's handler looks for due items. */
+        @WithDefault("PT1S")
+        Duration pollInterval();
+
+        /** Off for a queue a test drives by hand. */
+        @WithDefault("true")
+        boolean polling();
+    }
+}

@@ -1,0 +1,81 @@
+package dev.umbra.platform.inbox;
+
+import static dev.umbra.platform.inbox.TestEvents.applications;
+import static dev.umbra.platform.inbox.TestEvents.claims;
+import static dev.umbra.platform.inbox.TestEvents.distinctApplications;
+import static dev.umbra.platform.inbox.TestEvents.guild;
+import static dev.umbra.platform.inbox.TestEvents.installed;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.umbra.events.Topics;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Postgres goes away in the middle of a burst and comes back: every event is applied once, none is
+ * dead-lettered, and the service needed no restart. The database is taken away by cutting the relay
+ * between the service's pool and Postgres, which refuses connections as a stopped server would.
+ */
+@QuarkusTest
+@TestProfile(DatabaseOutageIT.LongerBackoff.class)
+@WithTestResource(value = DevstackResource.class, initArgs = {
+        @ResourceArg(name = "database", value = "inbox_outage"),
+        @ResourceArg(name = "postgres-proxy", value = "true")})
+class DatabaseOutageIT {
+
+    public static class LongerBackoff implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("umbra.inbox.max-backoff", "PT1S");
+        }
+    }
+
+    private static final Database DB = Database.of("inbox_outage");
+    /** Failed attempts the outage lasts for: about half a minute with backoff capped at 1 s. */
+    private static final int FAILED_ATTEMPTS_DURING_OUTAGE = 30;
+
+    @Inject
+    MeterRegistry registry;
+
+    @Test
+    void aDatabaseOutageInTheMiddleOfABurstCostsNoEventAndNeedsNoRestart() {
+        List<UUID> ids = TestEvents.ids(1000);
+        KafkaProbe.produceAll(ids.stream().map(id -> installed(guild("00"), id)).toList());
+        await().atMost(Duration.ofSeconds(60)).until(() -> applications(DB, ids) >= 50);
+
+        DevstackResource.postgresProxy().cut();
+        double before = failures("transient");
+        await().atMost(Duration.ofMinutes(2)).until(() -> failures("transient") - before >= FAILED_ATTEMPTS_DURING_OUTAGE);
+        assertThat(applications(DB, ids)).isLessThan(ids.size());
+        DevstackResource.postgresProxy().restore();
+
+        await().atMost(Duration.ofMinutes(2)).until(() -> applications(DB, ids) == ids.size());
+        assertThat(distinctApplications(DB, ids)).isEqualTo(ids.size());
+        assertThat(claims(DB, ids)).isEqualTo(ids.size());
+        assertThat(failures("deterministic")).isZero();
+        assertThat(registry.find("umbra.inbox.events").tag("outcome", "dead_lettered").counters()).isEmpty();
+        try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
+            assertThat(deadLetters.seen()).isEmpty();
+        }
+    }
+
+    private double failures(String fault) {
+        return registry.find("umbra.inbox.failures").tag("consumer", TestConsumer.NAME).tag("fault", fault).counters()
+                .stream().mapToDouble(Counter::count).sum();
+    }
+}

@@ -1,0 +1,128 @@
+package dev.umbra.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP relay in front of a server (Postgres, say), to take it away from a service under test and
+ * give it back without restarting either: {@link #cut()} closes every relayed connection and refuses
+ * new ones, as a stopped server would; {@link #restore()} accepts again on the same port.
+ */
+public final class TcpProxy implements AutoCloseable {
+
+    private final String targetHost;
+    private final int targetPort;
+    private final int port;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private volatile ServerSocket server;
+
+    private TcpProxy(String targetHost, int targetPort) {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        this.server = listen(0);
+        this.port = server.getLocalPort();
+        accept(server);
+    }
+
+    public static TcpProxy to(String host, int port) {
+        return new TcpProxy(host, port);
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Closes every relayed connection and stops accepting: connecting is refused until {@link #restore()}. */
+    public synchronized void cut() {
+        closeQuietly(server);
+        open.forEach(TcpProxy::closeQuietly);
+        open.clear();
+    }
+
+    public synchronized void restore() {
+        if (server.isClosed()) {
+            server = listen(port);
+            accept(server);
+        }
+    }
+
+    @Override
+    public void close() {
+        cut();
+    }
+
+    private static ServerSocket listen(int port) {
+        try {
+            ServerSocket socket = new ServerSocket();
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            return socket;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on port " + port, e);
+        }
+    }
+
+    private void accept(ServerSocket listening) {
+        daemon("tcp-proxy-" + port, () -> {
+            while (!listening.isClosed()) {
+                try {
+                    Socket client = listening.accept();
+                    Socket upstream;
+                    try {
+                        upstream = new Socket(targetHost, targetPort);
+                    } catch (IOException e) {
+                        closeQuietly(client);
+                        continue;
+                    }
+                    open.add(client);
+                    open.add(upstream);
+                    pipe(client, upstream);
+                    pipe(upstream, client);
+                } catch (IOException e) {
+                    // closed by cut(), or the target refused: the client sees its connection end
+                }
+            }
+        });
+    }
+
+    private void pipe(Socket from, Socket to) {
+        daemon("tcp-proxy-" + port + "-pipe", () -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                for (int read; (read = in.read(buffer)) >= 0; ) {
+                    out.write(buffer, 0, read);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // one side went away: close both below
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                open.remove(from);
+                open.remove(to);
+            }
+        });
+    }
+
+    private static void daemon(String name, Runnable task) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            // already closed
+        }
+    }
+}
