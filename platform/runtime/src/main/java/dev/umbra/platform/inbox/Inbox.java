@@ -194,11 +194,14 @@ public class Inbox {
                         }
                         metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.DETERMINISTIC);
                         if (items.size() > 1) {
+                            LOG.warnf("%s splits its batch at %s to apply the rest without it: %s", consumer, culprit.position(), rootMessage(cause));
                             return split(items, failed.index);
                         }
                         if (cause instanceof RejectedEventException || failures + 1 >= config.maxAttempts()) {
                             return deadLetter(culprit, cause);
                         }
+                        LOG.warnf(cause, "%s failed to apply %s at %s (attempt %d of %d)", consumer, culprit.eventType(),
+                                culprit.position(), failures + 1, config.maxAttempts());
                         return pause(failures).chain(() -> attempt(items, 0, failures + 1));
                     });
         }
@@ -249,6 +252,9 @@ public class Inbox {
                     return Uni.createFrom().deferred(() -> item.route().apply(item.event(), item.envelope()))
                             .ifNoItem().after(config.attemptTimeout())
                             .failWith(() -> new HandlerTimeoutException(item, config.attemptTimeout()))
+                            // the timeout fires on a timer thread, and a handler may finish on a thread of its
+                            // client: the transaction goes on, or rolls back, on its own context only
+                            .emitOn(context)
                             .onFailure().transform(error -> new AttemptFailed(index, error))
                             .chain(() -> applyInOrder(items, claimed, applied, index + 1));
                 }

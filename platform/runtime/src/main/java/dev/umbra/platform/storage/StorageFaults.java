@@ -61,7 +61,8 @@ public final class StorageFaults {
         for (Throwable cause : chain(error)) {
             if (surelyNotExecuted(cause) || cause instanceof TimeoutException
                     || cause instanceof org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException
-                    || cause instanceof io.vertx.sqlclient.ClosedConnectionException) {
+                    || cause instanceof io.vertx.sqlclient.ClosedConnectionException
+                    || cause instanceof java.io.IOException) {
                 return true;
             }
             String state = sqlState(cause);

@@ -106,9 +106,6 @@ class InboxIT {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("after the release the hung record is not applied within a minute: either the test's "
-            + "release stage completes off the Vert.x context or a timed-out attempt leaves its partition's session unusable; "
-            + "investigate before relying on handler timeouts (issue 8 §3)")
     void aHandlerThatHangsTimesOutAndIsRetriedWhileItsPartitionWaitsAndTheOthersCarryOn() {
         awaitOnePartitionPerConsumer();
         int stuckPartition = 2;

@@ -35,9 +35,14 @@ public class TestConsumer {
             return switch (event.guildId().substring(event.guildId().length() - 2)) {
                 case "99" -> Uni.createFrom().failure(new RejectedEventException("guild " + event.guildId() + " is refused"));
                 case "98" -> Uni.createFrom().failure(new IllegalStateException("guild " + event.guildId() + " always fails"));
-                // a stage of its own per attempt: the timeout cancels it, not the release itself
-                case "96" -> Uni.createFrom().completionStage(release.thenApply(released -> released))
-                        .chain(() -> record(envelope.eventId(), event.guildId()));
+                // a stage of its own per attempt: the timeout cancels it, not the release itself. The release
+                // completes on the test's thread; like any client's callback, the handler comes back to its context.
+                case "96" -> {
+                    io.vertx.core.Context context = io.vertx.core.Vertx.currentContext();
+                    yield Uni.createFrom().completionStage(release.thenApply(released -> released))
+                            .emitOn(task -> context.runOnContext(ignored -> task.run()))
+                            .chain(() -> record(envelope.eventId(), event.guildId()));
+                }
                 default -> record(envelope.eventId(), event.guildId());
             };
         }).build();

@@ -67,4 +67,13 @@ class StorageFaultsTest {
                 io.vertx.sqlclient.ClosedConnectionException.INSTANCE))).isTrue();
         assertThat(StorageFaults.isTransient(new IllegalStateException("guild 1 always fails"))).isFalse();
     }
+
+    @Test
+    void a_connection_reset_while_a_statement_runs_is_transient_but_may_have_run() {
+        // what the pg client reports when the server's side of the socket goes away with data unread
+        Throwable reset = new CompletionException(new java.net.SocketException("Connection reset"));
+        assertThat(StorageFaults.isTransient(reset)).isTrue();
+        assertThat(StorageFaults.surelyNotExecuted(reset)).isFalse();
+        assertThat(StorageFaults.isTransient(new java.nio.channels.ClosedChannelException())).isTrue();
+    }
 }
