@@ -206,7 +206,13 @@ public class Inbox {
                         }
                         metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.DETERMINISTIC);
                         if (items.size() > 1) {
-                            LOG.warnf("%s splits its batch at %s to apply the rest without it: %s", consumer, culprit.position(), rootMessage(cause));
+                            if (cause instanceof RejectedEventException) {
+                                // its dead-lettering is reported on its own
+                                LOG.debugf("%s splits its batch at %s: %s", consumer, culprit.position(), rootMessage(cause));
+                            } else {
+                                LOG.warnf("%s splits its batch at %s to apply the rest without it: %s", consumer, culprit.position(),
+                                        rootMessage(cause));
+                            }
                             return split(items, failed.index);
                         }
                         if (cause instanceof RejectedEventException || failures + 1 >= config.maxAttempts()) {
