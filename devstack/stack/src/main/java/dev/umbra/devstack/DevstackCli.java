@@ -1,9 +1,16 @@
 package dev.umbra.devstack;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -17,7 +24,23 @@ public final class DevstackCli {
     /** Held so the level sticks: the Kafka clients' INFO is their whole configuration, on every probe of the broker. */
     private static final Logger KAFKA_CLIENTS = Logger.getLogger("org.apache.kafka");
 
+    /** Well within the tokens' lifetime, so a sourced file is always good for another half hour. */
+    private static final Duration TOKEN_REFRESH = Duration.ofMinutes(30);
+
     private DevstackCli() {
+    }
+
+    /** Written whole and then moved into place: a reader never sees half a file. */
+    static void writeTokens(Devstack stack, Path file) {
+        try {
+            Files.createDirectories(file.getParent());
+            Path partial = file.resolveSibling(file.getFileName() + ".partial");
+            Files.writeString(partial, "export BOT_TOKEN=" + stack.jwt().mint("discord-bot", List.of("bot"), JwtKeys.MAX_LIFETIME)
+                    + "\nexport ADMIN_TOKEN=" + stack.jwt().mint("local-admin", List.of("admin"), JwtKeys.MAX_LIFETIME) + "\n");
+            Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            System.err.println("could not write fresh tokens to " + file + ": " + e);
+        }
     }
 
     public static void main(String[] args) throws InterruptedException {
@@ -26,6 +49,7 @@ public final class DevstackCli {
         boolean stackOnly = arguments.contains("--stack-only");
         List<String> services = arguments.stream().filter(a -> !a.startsWith("--")).toList();
         Path repoRoot = Path.of(System.getProperty("umbra.repo.root", ".")).toAbsolutePath().normalize();
+        Path tokens = repoRoot.resolve(".run-local").resolve("tokens.env");
 
         Devstack stack = Devstack.start();
         LocalSystem system;
@@ -42,6 +66,11 @@ public final class DevstackCli {
                 system.close();
             }
             stack.close();
+            try {
+                Files.deleteIfExists(tokens);
+            } catch (IOException e) {
+                System.err.println("could not delete " + tokens + ": " + e);
+            }
             stopped.countDown();
         }));
 
@@ -62,10 +91,19 @@ public final class DevstackCli {
                         service.managementUrl());
             }
         }
+        writeTokens(stack, tokens);
         System.out.printf("  bot token      %s%n", stack.jwt().mint("discord-bot", List.of("bot"), JwtKeys.MAX_LIFETIME));
         System.out.printf("  admin token    %s%n", stack.jwt().mint("local-admin", List.of("admin"), JwtKeys.MAX_LIFETIME));
-        System.out.printf("  (the tokens expire in %d minutes: services accept none that lives longer)%n",
-                JwtKeys.MAX_LIFETIME.toMinutes());
+        System.out.printf("  (tokens expire in %d minutes: services accept none that lives longer; fresh ones are written to%n"
+                + "   %s every %d minutes: source it for BOT_TOKEN and ADMIN_TOKEN)%n",
+                JwtKeys.MAX_LIFETIME.toMinutes(), repoRoot.relativize(tokens), TOKEN_REFRESH.toMinutes());
+        ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "token-refresher");
+            thread.setDaemon(true);
+            return thread;
+        });
+        refresher.scheduleAtFixedRate(() -> writeTokens(stack, tokens), TOKEN_REFRESH.toMinutes(), TOKEN_REFRESH.toMinutes(),
+                TimeUnit.MINUTES);
         System.out.println("Ctrl-C stops everything and deletes its data.");
         stopped.await();
     }
