@@ -1,7 +1,8 @@
 package dev.umbra.testing;
 
+import java.lang.annotation.Annotation;
 import java.nio.file.Path;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -21,6 +22,38 @@ public class LogGuard implements BeforeAllCallback, AfterAllCallback {
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(LogGuard.class);
 
+    /**
+     * The class's {@link ExpectedLog}s, read by name: a {@code @QuarkusTest} class is loaded by Quarkus'
+     * class loader, whose copy of the annotation type is not this extension's.
+     */
+    static List<LogLines.Expectation> expectations(Class<?> testClass) {
+        List<LogLines.Expectation> expected = new ArrayList<>();
+        for (Annotation annotation : testClass.getAnnotations()) {
+            String type = annotation.annotationType().getName();
+            if (type.equals(ExpectedLog.class.getName())) {
+                expected.add(expectation(annotation));
+            } else if (type.equals(ExpectedLogs.class.getName())) {
+                for (Object each : (Object[]) attribute(annotation, "value")) {
+                    expected.add(expectation((Annotation) each));
+                }
+            }
+        }
+        return expected;
+    }
+
+    private static LogLines.Expectation expectation(Annotation annotation) {
+        return new LogLines.Expectation((String) attribute(annotation, "category"), (String) attribute(annotation, "level"),
+                (String) attribute(annotation, "message"));
+    }
+
+    private static Object attribute(Annotation annotation, String name) {
+        try {
+            return annotation.annotationType().getMethod(name).invoke(annotation);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot read " + name + " of " + annotation, e);
+        }
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) {
         context.getStore(NAMESPACE).put("mark", LogLines.mark(TEST_LOG));
@@ -29,9 +62,7 @@ public class LogGuard implements BeforeAllCallback, AfterAllCallback {
     @Override
     public void afterAll(ExtensionContext context) {
         long mark = context.getStore(NAMESPACE).get("mark", Long.class);
-        List<LogLines.Expectation> expected = Arrays.stream(context.getRequiredTestClass().getAnnotationsByType(ExpectedLog.class))
-                .map(e -> new LogLines.Expectation(e.category(), e.level(), e.message()))
-                .toList();
+        List<LogLines.Expectation> expected = expectations(context.getRequiredTestClass());
         List<LogLines.Line> unexpected = LogLines.unexpected(TEST_LOG, mark, expected);
         if (!unexpected.isEmpty()) {
             throw new AssertionError(context.getRequiredTestClass().getSimpleName() + " logged " + unexpected.size()
