@@ -27,6 +27,8 @@ public final class LogLines {
     private static final List<Expectation> ALWAYS = List.of(
             // A consumer or producer asks for a topic before its first record creates it.
             new Expectation("org.apache.kafka.clients.NetworkClient", "WARN", "UNKNOWN_TOPIC_OR_PARTITION|LEADER_NOT_AVAILABLE|recoverable error"),
+            // The first record sent to a topic the broker creates on demand meets a leader not yet elected; the producer retries.
+            new Expectation("org.apache.kafka.clients.producer.internals.Sender", "WARN", "NOT_LEADER_OR_FOLLOWER|NotLeaderOrFollower"),
             // Quarkus' Netty binder registers the event executor gauge twice; Micrometer keeps the first.
             new Expectation("io.micrometer", "WARN", "netty.eventexecutor.workers"));
 
