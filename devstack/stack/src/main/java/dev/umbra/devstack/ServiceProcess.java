@@ -20,12 +20,19 @@ public final class ServiceProcess implements AutoCloseable {
     private final int port;
     private final int managementPort;
     private final ChildProcess process;
+    private final Path log;
 
-    private ServiceProcess(UmbraService service, int port, int managementPort, ChildProcess process) {
+    private ServiceProcess(UmbraService service, int port, int managementPort, ChildProcess process, Path log) {
         this.service = service;
         this.port = port;
         this.managementPort = managementPort;
         this.process = process;
+        this.log = log;
+    }
+
+    /** Everything the service wrote to its console. */
+    public Path log() {
+        return log;
     }
 
     /**
@@ -44,10 +51,13 @@ public final class ServiceProcess implements AutoCloseable {
         stack.serviceConfig(service.database()).forEach((key, value) -> env.put(environmentName(key), value));
         env.put(environmentName("quarkus.http.port"), Integer.toString(port));
         env.put(environmentName("quarkus.management.port"), Integer.toString(managementPort));
+        // whole logger names, so that a reader of the log (the end-to-end tests' log check) knows whose line it is
+        env.put(environmentName("quarkus.log.console.format"), "%d{HH:mm:ss.SSS} %-5p [%c] (%t) %s%e%n");
+        Path log = stack.workDir().resolve(service.module() + ".log");
         ChildProcess process = ChildProcess.start(service.module(),
                 List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", jar.toString()),
-                stack.workDir(), stack.workDir().resolve(service.module() + ".log"), env);
-        ServiceProcess started = new ServiceProcess(service, port, managementPort, process);
+                stack.workDir(), log, env);
+        ServiceProcess started = new ServiceProcess(service, port, managementPort, process, log);
         Await.until(started.name(), Duration.ofSeconds(60), process, started::ready);
         if (service.hasOutbox()) {
             stack.streamOutbox(service.name(), service.database());

@@ -40,7 +40,8 @@ import org.jboss.logging.Logger;
  *
  * <p>What happens to a failure depends on what it is:
  * <ul>
- * <li>an infrastructure fault ({@link StorageFaults#isTransient}, a timed-out handler, an open circuit):
+ * <li>an infrastructure fault ({@link StorageFaults#isTransient}, a timed-out handler, an open circuit),
+ * or a race lost to another transaction on the same rows ({@link StorageFaults#lostRace}):
  * the same records are tried again, without limit, with capped jittered backoff. The partition waits;
  * nothing behind is applied first, nothing is dead-lettered. Safe, because a retried transaction whose
  * commit did happen claims nothing the second time;</li>
@@ -190,6 +191,17 @@ public class Inbox {
                         if (isTransient(cause)) {
                             metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.TRANSIENT);
                             warnWaiting(culprit, cause, transientFailures + 1);
+                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures));
+                        }
+                        if (StorageFaults.lostRace(cause)) {
+                            // Another transaction (another partition, another channel) wrote the same rows first and
+                            // ours rolled back whole: run again, and the handler finds what the winner wrote.
+                            metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.CONFLICT);
+                            if (transientFailures > 0) {
+                                warnWaiting(culprit, cause, transientFailures + 1);
+                            } else {
+                                LOG.debugf("%s lost a race at %s and runs again: %s", consumer, culprit.position(), rootMessage(cause));
+                            }
                             return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures));
                         }
                         metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.DETERMINISTIC);

@@ -11,7 +11,8 @@ import java.time.Instant;
 /**
  * {@code umbra_inbox_events_total{consumer,event_type,outcome}} (processed, duplicate, ignored,
  * dead_lettered), {@code umbra_inbox_failures_total{consumer,event_type,fault}} (failed attempts, by
- * fault: transient ones are retried without limit while their partition waits, deterministic ones a
+ * fault: transient ones and conflicts (a race lost to another transaction) are retried without limit
+ * while their partition waits, deterministic ones a
  * bounded number of times) and
  * {@code umbra_inbox_lag_seconds}: from the event's capture (recorded_at) to its processing.
  */
@@ -60,7 +61,7 @@ public class InboxMetrics {
     }
 
     enum Fault {
-        TRANSIENT, DETERMINISTIC;
+        TRANSIENT, CONFLICT, DETERMINISTIC;
 
         String tag() {
             return name().toLowerCase();

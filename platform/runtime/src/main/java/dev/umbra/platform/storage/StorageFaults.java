@@ -69,7 +69,7 @@ public final class StorageFaults {
             if (state != null && (TRANSIENT_STATES.contains(state) || state.startsWith("08"))) {
                 return true;
             }
-            if (cause instanceof io.vertx.core.VertxException && lostConnection(cause.getMessage())
+            if ((cause instanceof io.vertx.core.VertxException || vertxWithoutStackTrace(cause)) && lostConnection(cause.getMessage())
                     || cause instanceof IllegalStateException && closedUnderneath(cause.getMessage())) {
                 return true;
             }
@@ -113,6 +113,11 @@ public final class StorageFaults {
         return name.equals("ConnectionPoolTooBusyException")
                 || (name.equals("NoStackTraceTimeoutException") || name.equals("NoStackTraceThrowable"))
                 && "Timeout".equals(cause.getMessage());
+    }
+
+    /** Vert.x reports some failures as a bare Throwable without a stack trace (Hibernate Reactive's "Connection is not active" among them). */
+    private static boolean vertxWithoutStackTrace(Throwable cause) {
+        return cause.getClass().getSimpleName().equals("NoStackTraceThrowable");
     }
 
     /** How Hibernate Reactive reports a connection that closed under its transaction. */
