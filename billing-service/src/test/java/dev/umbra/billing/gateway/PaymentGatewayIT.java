@@ -11,6 +11,7 @@ import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /** The guarded gateway clients against devstack's payment gateway sandbox, its faults played for real. */
 @QuarkusTest
+// every fault the gateway plays is reported as the operators' alerts expect: retries and circuit transitions at WARN
+@ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
 class PaymentGatewayIT {
 

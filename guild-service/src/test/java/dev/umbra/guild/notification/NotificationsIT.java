@@ -18,6 +18,7 @@ import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -42,6 +43,8 @@ import org.junit.jupiter.api.Test;
 
 /** Events from Kafka to a Discord direct message, through the discord-dm work queue, against devstack's Discord sandbox. */
 @QuarkusTest
+// poison messages, a refusing Discord and unknown guilds are played on purpose: their items die, and say so
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "is dead")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
 class NotificationsIT {
 

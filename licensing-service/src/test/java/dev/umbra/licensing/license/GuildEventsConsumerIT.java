@@ -10,6 +10,7 @@ import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.platform.inbox.DeadLetters;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /** Records are produced the way Debezium's outbox router writes them: key, JSON value, envelope headers. */
 @QuarkusTest
+@ExpectedLog(category = "dev.umbra.platform.inbox.DeadLetters", message = "dead-lettering")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
 class GuildEventsConsumerIT {
 

@@ -18,6 +18,7 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.platform.inbox.DeadLetters;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Test;
 
 /** The three flows (docs/architecture.md) through the real consumers: Kafka, the inbox, the database, the outbox back to Kafka. */
 @QuarkusTest
+@ExpectedLog(category = "dev.umbra.platform.inbox.DeadLetters", message = "dead-lettering")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
 class LicenseFlowsIT {
 

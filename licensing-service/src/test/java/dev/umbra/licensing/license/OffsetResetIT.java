@@ -11,6 +11,7 @@ import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
@@ -34,6 +35,8 @@ import org.junit.jupiter.api.Test;
 
 /** Resetting licensing's consumers to the start of their topics re-reads everything, changes nothing and emits nothing. */
 @QuarkusTest
+// a reset replays the topics from the start, the poison earlier classes played on purpose included
+@ExpectedLog(category = "dev.umbra.platform.inbox.DeadLetters", message = "dead-lettering")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
 class OffsetResetIT {
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -18,6 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /** A channel that fails for good turns the service's readiness DOWN, so that an orchestrator restarts it. */
 @QuarkusTest
+// the doomed channel fails on purpose, which SmallRye reports on its way to the failed health check
+@ExpectedLog(category = "io.smallrye.reactive.messaging", level = "ERROR", message = "SRMSG18203|SRMSG00201")
+@ExpectedLog(category = "io.smallrye.reactive.messaging", message = "SRMSG18228")
 @TestProfile(ChannelHealthIT.OwnApplication.class)
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_health"))
 class ChannelHealthIT {

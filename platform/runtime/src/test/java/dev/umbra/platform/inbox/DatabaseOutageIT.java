@@ -11,6 +11,7 @@ import static org.awaitility.Awaitility.await;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,6 +33,9 @@ import org.junit.jupiter.api.Test;
  * between the service's pool and Postgres, which refuses connections as a stopped server would.
  */
 @QuarkusTest
+@ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
+@ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
+        message = "Failed to (start a|rollback|commit) transaction")
 @TestProfile(DatabaseOutageIT.LongerBackoff.class)
 @WithTestResource(value = DevstackResource.class, initArgs = {
         @ResourceArg(name = "database", value = "inbox_outage"),

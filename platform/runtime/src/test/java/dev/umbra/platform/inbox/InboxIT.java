@@ -13,6 +13,7 @@ import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -32,6 +33,8 @@ import org.junit.jupiter.api.Test;
 
 /** The inbox as a service uses it, through {@link TestConsumer}, against devstack. */
 @QuarkusTest
+@ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "failed to apply|splits its batch|waits at")
+@ExpectedLog(category = "dev.umbra.platform.inbox.DeadLetters", message = "dead-lettering")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_test"))
 class InboxIT {
 

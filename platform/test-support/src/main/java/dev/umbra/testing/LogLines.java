@@ -1,0 +1,93 @@
+package dev.umbra.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the WARN and ERROR lines of a service's log (format {@code HH:mm:ss.SSS LEVEL [category] ...})
+ * and tells which of them nobody expected. Shared by the test classes' {@link LogGuard} and by the
+ * end-to-end scenarios, which read the packaged services' log files.
+ */
+public final class LogLines {
+
+    /** The loggers whose warnings are ours to answer for. */
+    private static final List<String> GUARDED = List.of("dev.umbra", "org.hibernate", "io.vertx", "io.smallrye",
+            "org.apache.kafka", "io.quarkus");
+
+    /**
+     * Lines every run may print. Each is a known, harmless report of a library, not of our code.
+     */
+    private static final List<Expectation> ALWAYS = List.of(
+            // A consumer or producer asks for a topic before its first record creates it.
+            new Expectation("org.apache.kafka.clients.NetworkClient", "WARN", "UNKNOWN_TOPIC_OR_PARTITION|LEADER_NOT_AVAILABLE|recoverable error"),
+            // The first record sent to a topic the broker creates on demand meets a leader not yet elected; the producer retries.
+            new Expectation("org.apache.kafka.clients.producer.internals.Sender", "WARN", "NOT_LEADER_OR_FOLLOWER|NotLeaderOrFollower"),
+            // Quarkus' Netty binder registers the event executor gauge twice; Micrometer keeps the first.
+            new Expectation("io.micrometer", "WARN", "netty.eventexecutor.workers"));
+
+    private static final Pattern LINE = Pattern.compile("^\\S+ (WARN|ERROR) +\\[([^\\]]+)\\] (.*)$");
+
+    public record Line(String level, String category, String text) {
+        @Override
+        public String toString() {
+            return level + " [" + category + "] " + text;
+        }
+    }
+
+    public record Expectation(String category, String level, String message) {
+        boolean matches(Line line) {
+            return line.category().startsWith(category) && line.level().equals(level)
+                    && (message.isEmpty() || Pattern.compile(message).matcher(line.text()).find());
+        }
+    }
+
+    private LogLines() {
+    }
+
+    /** The size of {@code log} now, to read only what is written after it. */
+    public static long mark(Path log) {
+        try {
+            return Files.exists(log) ? Files.size(log) : 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** WARN and ERROR lines of guarded loggers written to {@code log} since {@code mark} that match no expectation. */
+    public static List<Line> unexpected(Path log, long mark, List<Expectation> expected) {
+        List<Line> unexpected = new ArrayList<>();
+        for (String text : linesSince(log, mark)) {
+            Matcher match = LINE.matcher(text);
+            if (!match.matches()) {
+                continue;
+            }
+            Line line = new Line(match.group(1), match.group(2), match.group(3));
+            boolean guarded = GUARDED.stream().anyMatch(line.category()::startsWith);
+            boolean known = ALWAYS.stream().anyMatch(e -> e.matches(line)) || expected.stream().anyMatch(e -> e.matches(line));
+            if (guarded && !known) {
+                unexpected.add(line);
+            }
+        }
+        return unexpected;
+    }
+
+    private static List<String> linesSince(Path log, long mark) {
+        if (!Files.exists(log)) {
+            return List.of();
+        }
+        try {
+            byte[] all = Files.readAllBytes(log);
+            int from = (int) Math.min(mark, all.length);
+            return new String(all, from, all.length - from, StandardCharsets.UTF_8).lines().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
