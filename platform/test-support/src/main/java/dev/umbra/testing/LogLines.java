@@ -29,6 +29,9 @@ public final class LogLines {
             new Expectation("org.apache.kafka.clients.NetworkClient", "WARN", "UNKNOWN_TOPIC_OR_PARTITION|LEADER_NOT_AVAILABLE|recoverable error"),
             // The first record sent to a topic the broker creates on demand meets a leader not yet elected; the producer retries.
             new Expectation("org.apache.kafka.clients.producer.internals.Sender", "WARN", "NOT_LEADER_OR_FOLLOWER|NotLeaderOrFollower"),
+            // A Kafka consumer polled while the application shuts down (SmallRye stops polling right after).
+            new Expectation("io.smallrye.reactive.messaging.kafka", "WARN",
+                    "SRMSG18285.*(already been closed|RejectedExecution)|SRMSG18228.*WakeupException"),
             // Quarkus' Netty binder registers the event executor gauge twice; Micrometer keeps the first.
             new Expectation("io.micrometer", "WARN", "netty.eventexecutor.workers"));
 
