@@ -37,7 +37,8 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * A stand-in for a card payment gateway with recurring billing: issue a billing key from the auth key
  * of a card registration ({@code POST /v1/billing/authorizations/issue}), charge it
- * ({@code POST /v1/billing/{billingKey}}, honouring {@code Idempotency-Key} as real gateways do),
+ * ({@code POST /v1/billing/{billingKey}}, honouring {@code Idempotency-Key} as real gateways do: the same key is
+ * the same payment, unless that payment was declined, when the key takes a new attempt),
  * look a payment up by its key ({@code GET /v1/payments/{paymentKey}}), list the payments of an order
  * ({@code GET /v1/payments?orderId=}) and cancel one ({@code POST /v1/payments/{paymentKey}/cancel}).
  * Calls authenticate with HTTP Basic (the secret key as user name). Every change of a payment is also
@@ -305,7 +306,8 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             return;
         }
         Charge charge = idempotencyKey == null ? create(billingKey, null, orderId, amount)
-                : charges.get(paymentsByIdempotencyKey.computeIfAbsent(idempotencyKey, key -> create(billingKey, key, orderId, amount).paymentKey()));
+                : charges.get(paymentsByIdempotencyKey.compute(idempotencyKey, (key, earlier) -> earlier != null && !failed(earlier)
+                        ? earlier : create(billingKey, key, orderId, amount).paymentKey()));
         if (faults.take(faults.resets)) {
             front.reset(exchange.getRemoteAddress().getPort());
             exchange.close();
@@ -319,6 +321,15 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         } catch (IOException e) {
             // the client gave up waiting: the charge stands, as with a real gateway
         }
+    }
+
+    /**
+     * An idempotency key whose payment the issuer declined names no money taken: like real gateways, the
+     * sandbox takes a new attempt under it (dunning retries a period's charge with the same key).
+     */
+    private boolean failed(String paymentKey) {
+        Charge earlier = charges.get(paymentKey);
+        return earlier != null && earlier.status() == Status.ABORTED;
     }
 
     private Charge create(String billingKey, String idempotencyKey, String orderId, long amount) {
