@@ -7,13 +7,12 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.umbra.devstack.Devstack;
+import dev.umbra.billing.PayingUserTest;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.events.billing.BillingKeyDeleted;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
-import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
@@ -22,11 +21,8 @@ import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,25 +31,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
-class SubscriptionConsumersIT {
-
-    static final Database DB = Database.of("billing");
-    static final Duration WAIT = Duration.ofSeconds(60);
-
-    private UUID user;
-    private UUID key;
-
-    @BeforeAll
-    static void streamOutbox() {
-        Devstack.shared().streamOutbox("billing", "billing");
-    }
-
-    @BeforeEach
-    void aUserWithABillingKey() {
-        Devstack.shared().paymentGateway().recover();
-        user = UUID.randomUUID();
-        key = newKey(user);
-    }
+class SubscriptionConsumersIT extends PayingUserTest {
 
     @Test
     void aKickedBotSuspendsOnceHoweverOftenItIsDelivered() {

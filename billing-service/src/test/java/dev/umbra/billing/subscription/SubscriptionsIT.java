@@ -1,7 +1,6 @@
 package dev.umbra.billing.subscription;
 
 import static dev.umbra.billing.BillingFixtures.eventTypes;
-import static dev.umbra.billing.BillingFixtures.newKey;
 import static dev.umbra.billing.BillingFixtures.ofAggregate;
 import static dev.umbra.billing.BillingFixtures.subscribe;
 import static io.restassured.RestAssured.given;
@@ -13,17 +12,15 @@ import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.notNullValue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.umbra.billing.PayingUserTest;
 import dev.umbra.billing.billingkey.BillingKeyCipher;
 import dev.umbra.billing.billingkey.GatewayBillingKey;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.payment.PaymentOutcomes;
-import dev.umbra.devstack.Devstack;
-import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
+import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
-import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
@@ -35,9 +32,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import jakarta.inject.Inject;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -46,8 +41,6 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,38 +49,13 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
-class SubscriptionsIT {
-
-    private static final Database DB = Database.of("billing");
-    private static final Duration WAIT = Duration.ofSeconds(60);
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    private final PaymentGatewaySandbox gateway = Devstack.shared().paymentGateway();
-
-    @Inject
-    CircuitBreakerMaintenance circuits;
+class SubscriptionsIT extends PayingUserTest {
 
     @Inject
     BillingKeyCipher cipher;
 
     @Inject
     PaymentOutcomes outcomes;
-
-    private UUID user;
-    private UUID key;
-
-    @BeforeAll
-    static void streamOutbox() {
-        Devstack.shared().streamOutbox("billing", "billing");
-    }
-
-    @BeforeEach
-    void aUserWithABillingKey() {
-        gateway.recover();
-        circuits.resetAll();
-        user = UUID.randomUUID();
-        key = newKey(user);
-    }
 
     @Test
     void aPaidFirstChargeStartsTheSubscriptionWithItsPeriodEnd() throws Exception {
@@ -108,7 +76,7 @@ class SubscriptionsIT {
         assertThat(DB.text("select status || ':' || paid_amount from payment where subscription_id = ?", id)).isEqualTo("SUCCEEDED:9900");
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> !ofAggregate(topic, id.toString()).isEmpty());
-            JsonNode started = JSON.readTree(KafkaProbe.value(ofAggregate(topic, id.toString()).get(0)));
+            JsonNode started = payload(ofAggregate(topic, id.toString()).get(0));
             assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted");
             assertThat(started.path("guild_id").asText()).isEqualTo(guild);
             assertThat(started.path("plan_code").asText()).isEqualTo("PRO");
@@ -303,20 +271,8 @@ class SubscriptionsIT {
                 .body("status", equalTo("ACTIVE"));
     }
 
-    private static JsonNode payload(org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]> record) {
-        try {
-            return JSON.readTree(KafkaProbe.value(record));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
     private UUID active(String plan) {
         return UUID.fromString(subscribe(user, Snowflakes.random(), plan, key).then().statusCode(201).extract().path("id"));
-    }
-
-    private List<Charge> chargesOf(UUID subscriptionId) {
-        return gateway.charges().stream().filter(c -> c.idempotencyKey() != null && c.idempotencyKey().startsWith("sub-" + subscriptionId)).toList();
     }
 
     private void settle(UUID paymentId, String paymentKey, boolean succeeded) {

@@ -22,6 +22,7 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -208,6 +209,11 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         faults.declines.set(count);
     }
 
+    /** Until {@link #recover()}, every charge of this customer's billing keys is declined (ABORTED): a card that keeps failing. */
+    public void declineCustomer(String customerKey) {
+        faults.declinedCustomers.add(customerKey);
+    }
+
     public void loseCallbacks(int count) {
         faults.lostCallbacks.set(count);
     }
@@ -305,9 +311,10 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             respond(exchange, 400, error("INVALID_REQUEST", "amount and orderId are required"));
             return;
         }
-        Charge charge = idempotencyKey == null ? create(billingKey, null, orderId, amount)
+        boolean declined = faults.declinedCustomers.contains(customerKey);
+        Charge charge = idempotencyKey == null ? create(billingKey, null, orderId, amount, declined)
                 : charges.get(paymentsByIdempotencyKey.compute(idempotencyKey, (key, earlier) -> earlier != null && !failed(earlier)
-                        ? earlier : create(billingKey, key, orderId, amount).paymentKey()));
+                        ? earlier : create(billingKey, key, orderId, amount, declined).paymentKey()));
         if (faults.take(faults.resets)) {
             front.reset(exchange.getRemoteAddress().getPort());
             exchange.close();
@@ -332,9 +339,10 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         return earlier != null && earlier.status() == Status.ABORTED;
     }
 
-    private Charge create(String billingKey, String idempotencyKey, String orderId, long amount) {
+    private Charge create(String billingKey, String idempotencyKey, String orderId, long amount, boolean declined) {
         String paymentKey = "pay_" + UUID.randomUUID().toString().replace("-", "");
-        Status status = faults.take(faults.pending) ? Status.IN_PROGRESS : faults.take(faults.declines) ? Status.ABORTED : Status.DONE;
+        Status status = faults.take(faults.pending) ? Status.IN_PROGRESS
+                : declined || faults.take(faults.declines) ? Status.ABORTED : Status.DONE;
         Charge charge = new Charge(paymentKey, orderId, idempotencyKey, billingKey, amount, status, Instant.now());
         charges.put(paymentKey, charge);
         chargeOrder.add(paymentKey);
@@ -409,8 +417,8 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     /**
      * For people trying the local system: {@code GET /sandbox/charges}, {@code /sandbox/requests},
      * {@code /sandbox/callbacks}; {@code POST /sandbox/faults {"mode": ..., "count": n, "status": 500|429,
-     * "ratio": 0.3, "delayMs": n}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, pending,
-     * decline, lose-callbacks, duplicate-callbacks, late-callbacks or none; {@code POST /sandbox/callback-url
+     * "ratio": 0.3, "delayMs": n, "customerKey": ...}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, pending,
+     * decline, decline-customer, lose-callbacks, duplicate-callbacks, late-callbacks or none; {@code POST /sandbox/callback-url
      * {"url": ...}}; {@code POST /sandbox/payments/{paymentKey}/settle {"status": "DONE"|"ABORTED"}}.
      */
     private void control(HttpExchange exchange) throws IOException {
@@ -460,6 +468,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             case "reset" -> resetAfterCharge(times);
             case "pending" -> keepPending(times);
             case "decline" -> decline(times);
+            case "decline-customer" -> declineCustomer(body.path("customerKey").asText(""));
             case "lose-callbacks" -> loseCallbacks(times);
             case "duplicate-callbacks" -> duplicateCallbacks(times);
             case "late-callbacks" -> delayCallbacks(times, delay);
@@ -557,6 +566,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicInteger duplicatedCallbacks = new AtomicInteger();
         final AtomicInteger lateCallbacks = new AtomicInteger();
         final AtomicReference<Duration> callbackDelay = new AtomicReference<>(Duration.ZERO);
+        final Set<String> declinedCustomers = ConcurrentHashMap.newKeySet();
 
         boolean failsNow() {
             return take(failures) || ThreadLocalRandom.current().nextDouble() < failureRatio.get();
@@ -570,6 +580,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             List.of(failures, lateAnswers, resets, pending, declines, lostCallbacks, duplicatedCallbacks, lateCallbacks)
                     .forEach(counter -> counter.set(0));
             failureRatio.set(0.0);
+            declinedCustomers.clear();
         }
     }
 }

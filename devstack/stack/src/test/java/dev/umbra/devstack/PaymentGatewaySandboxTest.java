@@ -90,6 +90,19 @@ class PaymentGatewaySandboxTest {
     }
 
     @Test
+    void aDeclinedCustomersCardsAreDeclinedUntilRecoveryAndNobodyElses() throws Exception {
+        String failing = issueBillingKey("customer-6");
+        String healthy = issueBillingKey("customer-7");
+        sandbox.declineCustomer("customer-6");
+
+        assertThat(JSON.readTree(charge(failing, "customer-6", "order-1", "p1", 500).body()).path("status").asText()).isEqualTo("ABORTED");
+        assertThat(JSON.readTree(charge(failing, "customer-6", "order-2", "p1", 500).body()).path("status").asText()).isEqualTo("ABORTED");
+        assertThat(JSON.readTree(charge(healthy, "customer-7", "order-3", "q1", 500).body()).path("status").asText()).isEqualTo("DONE");
+        sandbox.recover();
+        assertThat(JSON.readTree(charge(failing, "customer-6", "order-4", "p1", 500).body()).path("status").asText()).isEqualTo("DONE");
+    }
+
+    @Test
     void refusesCallsWithoutTheSecretKeyAndUnknownBillingKeys() throws Exception {
         HttpResponse<String> anonymous = http.send(HttpRequest.newBuilder(URI.create(sandbox.url() + "/v1/payments?orderId=x")).build(),
                 HttpResponse.BodyHandlers.ofString());
