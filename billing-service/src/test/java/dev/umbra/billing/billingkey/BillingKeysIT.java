@@ -10,6 +10,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.matchesPattern;
 
+import dev.umbra.billing.BillingFixtures;
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.events.Aggregates;
@@ -17,6 +18,7 @@ import dev.umbra.events.Topics;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -28,9 +30,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.jboss.logmanager.ExtLogRecord;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -144,6 +151,44 @@ class BillingKeysIT {
             assertThat(eventTypes(topic, key.toString())).containsExactly("BillingKeyIssued", "BillingKeyDeleted");
             assertThat(topic.seen()).allSatisfy(r -> assertThat(KafkaProbe.value(r)).doesNotContain("bk_"));
         }
+    }
+
+    @Test
+    void noBillingKeyAuthKeyOrCardNumberReachesTheLog() {
+        List<String> logged = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                String message = record instanceof ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage();
+                logged.add(message + (record.getThrown() == null ? "" : " " + record.getThrown()));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger root = Logger.getLogger("");
+        root.addHandler(capture);
+        UUID user = UUID.randomUUID();
+        String authKey = "auth-" + UUID.randomUUID();
+        try {
+            gateway.failNext(2, 500);
+            given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON)
+                    .body("{\"authKey\":\"" + authKey + "\"}").when().post("/users/{userId}/billing-keys", user).then().statusCode(201);
+            UUID key = UUID.fromString(given().auth().oauth2(Tokens.user(user.toString())).when().get("/users/{userId}/billing-keys", user)
+                    .then().statusCode(200).extract().path("[0].id"));
+            gateway.failNext(1, 500);
+            BillingFixtures.subscribe(user, Snowflakes.random(), "PRO", key).then().statusCode(201);
+        } finally {
+            root.removeHandler(capture);
+        }
+        // the retries were logged, and nothing secret with them
+        assertThat(logged).anyMatch(line -> line.contains("pg-payment retry"));
+        assertThat(logged).noneMatch(line -> line.contains("bk_") || line.contains(authKey) || line.contains("4330"));
     }
 
     @Test
