@@ -56,6 +56,16 @@ public class Charges {
         this.clock = clock;
     }
 
+    /**
+     * Whether an attempt at {@code purpose} for {@code period} is in flight. Asked with the subscription
+     * row locked, so the answer holds until the transaction ends; the unique index
+     * {@code one_payment_in_flight} stays the backstop.
+     */
+    static Uni<Boolean> inFlight(UUID subscriptionId, int period, String purpose) {
+        return Payment.count("subscriptionId = ?1 and period = ?2 and purpose = ?3 and status = ?4", subscriptionId, period, purpose,
+                PaymentStatus.IN_PROGRESS).map(count -> count > 0);
+    }
+
     /** Inside the transaction that stored {@code payment}: what the charge will send. */
     Prepared prepare(Payment payment, BillingKey key, String orderName) {
         ChargeRequest request = new ChargeRequest(billingKeys.reveal(key).value(), key.userId.toString(), payment.orderId,

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.billing.billingkey.BillingKey;
 import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.billing.payment.Payment;
-import dev.umbra.billing.payment.PaymentStatus;
 import dev.umbra.billing.settings.BillingSettings;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.workqueue.Outcome;
@@ -145,16 +144,15 @@ public class Renewals implements WorkHandler {
                 return Uni.createFrom().nullItem();
             }
             // The subscription row is locked: an attempt of this period in flight now stays the only one.
-            return Payment.count("subscriptionId = ?1 and period = ?2 and purpose = ?3 and status = ?4", subscription.id(), charge.period(),
-                    Payment.PERIOD, PaymentStatus.IN_PROGRESS).chain(inFlight -> {
-                        if (inFlight > 0) {
-                            return Uni.createFrom().nullItem();
-                        }
-                        Payment attempt = Payment.attempt(subscription.id(), charge.period(), Payment.PERIOD, charge.idempotencyKey(),
-                                charge.amount(), now);
-                        return attempt.persistAndFlush()
-                                .map(stored -> charges.prepare(attempt, key, charge.planCode() + " renewal, period " + charge.period()));
-                    });
+            return Charges.inFlight(subscription.id(), charge.period(), Payment.PERIOD).chain(inFlight -> {
+                if (inFlight) {
+                    return Uni.createFrom().nullItem();
+                }
+                Payment attempt = Payment.attempt(subscription.id(), charge.period(), Payment.PERIOD, charge.idempotencyKey(),
+                        charge.amount(), now);
+                return attempt.persistAndFlush()
+                        .map(stored -> charges.prepare(attempt, key, charge.planCode() + " renewal, period " + charge.period()));
+            });
         });
     }
 }

@@ -131,10 +131,15 @@ public class SubscriptionService {
                 if (key == null) {
                     throw ProblemException.unprocessable("the subscription's billing key was deleted; add one first");
                 }
-                Payment attempt = Payment.attempt(subscription.id(), quote.period(), SubscriptionPayments.upgradePurpose(to.code()),
-                        quote.idempotencyKey(), quote.amount(), now);
-                return attempt.persistAndFlush()
-                        .map(stored -> new PlanChange(subscription, charges.prepare(attempt, key, "Upgrade to " + to.name()), null));
+                String purpose = SubscriptionPayments.upgradePurpose(to.code());
+                return Charges.inFlight(subscription.id(), quote.period(), purpose).chain(inFlight -> {
+                    if (inFlight) {
+                        throw ProblemException.conflict("the upgrade to " + to.code() + " is being charged already");
+                    }
+                    Payment attempt = Payment.attempt(subscription.id(), quote.period(), purpose, quote.idempotencyKey(), quote.amount(), now);
+                    return attempt.persistAndFlush()
+                            .map(stored -> new PlanChange(subscription, charges.prepare(attempt, key, "Upgrade to " + to.name()), null));
+                });
             });
         });
     }

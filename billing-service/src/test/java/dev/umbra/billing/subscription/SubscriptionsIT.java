@@ -33,6 +33,7 @@ import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -194,16 +195,7 @@ class SubscriptionsIT extends PayingUserTest {
     @Test
     void concurrentSubscribesOfOneGuildChargeOnceAndTheRestAre409() throws Exception {
         String guild = Snowflakes.random();
-        ExecutorService clients = Executors.newFixedThreadPool(6);
-        List<Future<Integer>> answers = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            answers.add(clients.submit(() -> subscribe(user, guild, "PRO", key).statusCode()));
-        }
-        List<Integer> statuses = new ArrayList<>();
-        for (Future<Integer> answer : answers) {
-            statuses.add(answer.get());
-        }
-        clients.shutdown();
+        List<Integer> statuses = concurrently(6, i -> subscribe(user, guild, "PRO", key).statusCode());
 
         assertThat(statuses).containsOnlyOnce(201).containsOnly(201, 409);
         assertThat(DB.count("select count(*) from subscription where guild_id = ?", guild)).isOne();
@@ -258,6 +250,57 @@ class SubscriptionsIT extends PayingUserTest {
             assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted", "PlanUpgraded", "PlanDowngraded");
             assertThat(Instant.parse(payload(ofAggregate(topic, id.toString()).get(2)).path("effective_at").asText()))
                     .isEqualTo(Instant.parse(periodEnd));
+        }
+    }
+
+    @Test
+    void concurrentCancelsEndTheSubscriptionOnceWithOneEvent() throws Exception {
+        UUID id = active("PRO");
+        List<Integer> statuses = concurrently(6, i -> given().auth().oauth2(Tokens.user(user.toString()))
+                .when().delete(i % 2 == 0 ? "/subscriptions/{id}" : "/subscriptions/{id}?at=period-end", id).statusCode());
+
+        // a period-end cancel that comes after the cancel now finds nothing to do; one that comes before is then overtaken
+        assertThat(statuses).containsOnly(200);
+        assertThat(DB.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
+        UUID marker = active("PRO");
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> !ofAggregate(topic, marker.toString()).isEmpty());
+            List<String> events = eventTypes(topic, id.toString());
+            assertThat(events.get(0)).isEqualTo("SubscriptionStarted");
+            assertThat(events.subList(1, events.size())).containsOnly("SubscriptionCanceled").hasSizeBetween(1, 2);
+            assertThat(ofAggregate(topic, id.toString()).stream().skip(1)
+                    .filter(r -> !payload(r).path("cancel_at_period_end").asBoolean())).hasSize(1);
+        }
+    }
+
+    @Test
+    void concurrentUpgradesChargeOnce() throws Exception {
+        UUID id = active("PRO");
+        gateway.answerLate(1, Duration.ofMillis(500));
+        List<Integer> statuses = concurrently(4, i -> given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON)
+                .body("{\"planCode\":\"PREMIUM\"}").when().put("/subscriptions/{id}/plan", id).statusCode());
+
+        // one charges; the others find it in flight (409) or done (422: PREMIUM is not below PREMIUM)
+        assertThat(statuses).containsOnlyOnce(200).allMatch(status -> status == 200 || status == 409 || status == 422);
+        assertThat(chargesOf(id).stream().filter(c -> c.idempotencyKey().equals(ChargeKeys.upgradeCharge(id, 0, "PREMIUM")))).hasSize(1);
+        assertThat(DB.count("select count(*) from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", id)).isOne();
+    }
+
+    private static List<Integer> concurrently(int clients, java.util.function.IntFunction<Integer> request) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            List<Future<Integer>> answers = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                int client = i;
+                answers.add(pool.submit(() -> request.apply(client)));
+            }
+            List<Integer> statuses = new ArrayList<>();
+            for (Future<Integer> answer : answers) {
+                statuses.add(answer.get());
+            }
+            return statuses;
+        } finally {
+            pool.shutdown();
         }
     }
 
