@@ -149,6 +149,25 @@ public record Subscription(
                 ChargeKeys.periodCharge(id, duePeriod));
     }
 
+    /**
+     * The earliest instant at which {@link #renewalStep} stops answering NotDue, or null while only an
+     * outside cause can change that (pending, suspended without an end, canceled). Stored with the
+     * subscription so the renewal scan reads an index instead of every subscription.
+     */
+    public Instant renewalDueAt() {
+        if (!started() || status == CANCELED) {
+            return null;
+        }
+        if (cancelAtPeriodEnd) {
+            return paidPeriod().end();
+        }
+        return switch (status) {
+            case ACTIVE -> cycle.period(duePeriod).start();
+            case PAST_DUE -> nextAttemptAt;
+            default -> null;
+        };
+    }
+
     /** A renewal paid {@code period}: it becomes the current one, a pending downgrade takes effect. */
     public Transition renewalSucceeded(int period, UUID attemptId, Instant at) {
         if (started() && period <= paidThrough) {

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -36,6 +37,8 @@ public final class Devstack implements AutoCloseable {
     private final DiscordSandbox discord;
     private final PaymentGatewaySandbox paymentGateway;
     private final Map<String, String> connectorsByDatabase = new LinkedHashMap<>();
+    /** billing-service's key for billing keys at rest (AES-256), new for every stack, never written anywhere. */
+    private final String billingKeyEncryptionKey = randomKey();
     private final Duration startTime;
 
     private Devstack(Path workDir, PostgresServer postgres, KafkaBroker kafka, KafkaConnectWorker connect, JwtKeys jwt,
@@ -148,6 +151,10 @@ public final class Devstack implements AutoCloseable {
         config.put("umbra.payment-gateway.url", paymentGateway.url());
         config.put("umbra.payment-gateway.secret-key", paymentGateway.secretKey());
         config.put("umbra.payment-gateway.callback-secret", paymentGateway.callbackSecret());
+        config.put("umbra.billing-key.encryption.current-version", "1");
+        config.put("umbra.billing-key.encryption.keys.1", billingKeyEncryptionKey);
+        // The local run and the tests move billing's clock (dunning, renewals); never on in production.
+        config.put("umbra.billing.clock-control.enabled", "true");
         return config;
     }
 
@@ -198,6 +205,12 @@ public final class Devstack implements AutoCloseable {
         } catch (IOException | NumberFormatException e) {
             return false;
         }
+    }
+
+    private static String randomKey() {
+        byte[] bytes = new byte[32];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getEncoder().encodeToString(bytes);
     }
 
     private static String randomSecret() {

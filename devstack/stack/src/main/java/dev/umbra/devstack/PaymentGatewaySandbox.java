@@ -22,6 +22,7 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -37,7 +38,8 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * A stand-in for a card payment gateway with recurring billing: issue a billing key from the auth key
  * of a card registration ({@code POST /v1/billing/authorizations/issue}), charge it
- * ({@code POST /v1/billing/{billingKey}}, honouring {@code Idempotency-Key} as real gateways do),
+ * ({@code POST /v1/billing/{billingKey}}, honouring {@code Idempotency-Key} as real gateways do: the same key is
+ * the same payment, unless that payment was declined, when the key takes a new attempt),
  * look a payment up by its key ({@code GET /v1/payments/{paymentKey}}), list the payments of an order
  * ({@code GET /v1/payments?orderId=}) and cancel one ({@code POST /v1/payments/{paymentKey}/cancel}).
  * Calls authenticate with HTTP Basic (the secret key as user name). Every change of a payment is also
@@ -207,6 +209,11 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         faults.declines.set(count);
     }
 
+    /** Until {@link #recover()}, every charge of this customer's billing keys is declined (ABORTED): a card that keeps failing. */
+    public void declineCustomer(String customerKey) {
+        faults.declinedCustomers.add(customerKey);
+    }
+
     public void loseCallbacks(int count) {
         faults.lostCallbacks.set(count);
     }
@@ -304,8 +311,10 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             respond(exchange, 400, error("INVALID_REQUEST", "amount and orderId are required"));
             return;
         }
-        Charge charge = idempotencyKey == null ? create(billingKey, null, orderId, amount)
-                : charges.get(paymentsByIdempotencyKey.computeIfAbsent(idempotencyKey, key -> create(billingKey, key, orderId, amount).paymentKey()));
+        boolean declined = faults.declinedCustomers.contains(customerKey);
+        Charge charge = idempotencyKey == null ? create(billingKey, null, orderId, amount, declined)
+                : charges.get(paymentsByIdempotencyKey.compute(idempotencyKey, (key, earlier) -> earlier != null && !failed(earlier)
+                        ? earlier : create(billingKey, key, orderId, amount, declined).paymentKey()));
         if (faults.take(faults.resets)) {
             front.reset(exchange.getRemoteAddress().getPort());
             exchange.close();
@@ -321,9 +330,19 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         }
     }
 
-    private Charge create(String billingKey, String idempotencyKey, String orderId, long amount) {
+    /**
+     * An idempotency key whose payment the issuer declined names no money taken: like real gateways, the
+     * sandbox takes a new attempt under it (dunning retries a period's charge with the same key).
+     */
+    private boolean failed(String paymentKey) {
+        Charge earlier = charges.get(paymentKey);
+        return earlier != null && earlier.status() == Status.ABORTED;
+    }
+
+    private Charge create(String billingKey, String idempotencyKey, String orderId, long amount, boolean declined) {
         String paymentKey = "pay_" + UUID.randomUUID().toString().replace("-", "");
-        Status status = faults.take(faults.pending) ? Status.IN_PROGRESS : faults.take(faults.declines) ? Status.ABORTED : Status.DONE;
+        Status status = faults.take(faults.pending) ? Status.IN_PROGRESS
+                : declined || faults.take(faults.declines) ? Status.ABORTED : Status.DONE;
         Charge charge = new Charge(paymentKey, orderId, idempotencyKey, billingKey, amount, status, Instant.now());
         charges.put(paymentKey, charge);
         chargeOrder.add(paymentKey);
@@ -398,8 +417,8 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     /**
      * For people trying the local system: {@code GET /sandbox/charges}, {@code /sandbox/requests},
      * {@code /sandbox/callbacks}; {@code POST /sandbox/faults {"mode": ..., "count": n, "status": 500|429,
-     * "ratio": 0.3, "delayMs": n}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, pending,
-     * decline, lose-callbacks, duplicate-callbacks, late-callbacks or none; {@code POST /sandbox/callback-url
+     * "ratio": 0.3, "delayMs": n, "customerKey": ...}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, pending,
+     * decline, decline-customer, lose-callbacks, duplicate-callbacks, late-callbacks or none; {@code POST /sandbox/callback-url
      * {"url": ...}}; {@code POST /sandbox/payments/{paymentKey}/settle {"status": "DONE"|"ABORTED"}}.
      */
     private void control(HttpExchange exchange) throws IOException {
@@ -449,6 +468,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             case "reset" -> resetAfterCharge(times);
             case "pending" -> keepPending(times);
             case "decline" -> decline(times);
+            case "decline-customer" -> declineCustomer(body.path("customerKey").asText(""));
             case "lose-callbacks" -> loseCallbacks(times);
             case "duplicate-callbacks" -> duplicateCallbacks(times);
             case "late-callbacks" -> delayCallbacks(times, delay);
@@ -546,6 +566,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicInteger duplicatedCallbacks = new AtomicInteger();
         final AtomicInteger lateCallbacks = new AtomicInteger();
         final AtomicReference<Duration> callbackDelay = new AtomicReference<>(Duration.ZERO);
+        final Set<String> declinedCustomers = ConcurrentHashMap.newKeySet();
 
         boolean failsNow() {
             return take(failures) || ThreadLocalRandom.current().nextDouble() < failureRatio.get();
@@ -559,6 +580,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             List.of(failures, lateAnswers, resets, pending, declines, lostCallbacks, duplicatedCallbacks, lateCallbacks)
                     .forEach(counter -> counter.set(0));
             failureRatio.set(0.0);
+            declinedCustomers.clear();
         }
     }
 }

@@ -74,6 +74,35 @@ class PaymentGatewaySandboxTest {
     }
 
     @Test
+    void aDeclinedPaymentFreesItsIdempotencyKeyForANewAttemptAndAPaidOneDoesNot() throws Exception {
+        String billingKey = issueBillingKey("customer-5");
+        sandbox.decline(1);
+        HttpResponse<String> declined = charge(billingKey, "customer-5", "order-1", "period-1", 9_900);
+        assertThat(JSON.readTree(declined.body()).path("status").asText()).isEqualTo("ABORTED");
+
+        HttpResponse<String> retried = charge(billingKey, "customer-5", "order-2", "period-1", 9_900);
+        assertThat(JSON.readTree(retried.body()).path("status").asText()).isEqualTo("DONE");
+        HttpResponse<String> repeated = charge(billingKey, "customer-5", "order-3", "period-1", 9_900);
+        assertThat(key(repeated)).isEqualTo(key(retried));
+
+        assertThat(sandbox.charges()).extracting(PaymentGatewaySandbox.Charge::status).containsExactly(Status.ABORTED, Status.DONE);
+        assertThat(sandbox.charges()).extracting(PaymentGatewaySandbox.Charge::idempotencyKey).containsOnly("period-1");
+    }
+
+    @Test
+    void aDeclinedCustomersCardsAreDeclinedUntilRecoveryAndNobodyElses() throws Exception {
+        String failing = issueBillingKey("customer-6");
+        String healthy = issueBillingKey("customer-7");
+        sandbox.declineCustomer("customer-6");
+
+        assertThat(JSON.readTree(charge(failing, "customer-6", "order-1", "p1", 500).body()).path("status").asText()).isEqualTo("ABORTED");
+        assertThat(JSON.readTree(charge(failing, "customer-6", "order-2", "p1", 500).body()).path("status").asText()).isEqualTo("ABORTED");
+        assertThat(JSON.readTree(charge(healthy, "customer-7", "order-3", "q1", 500).body()).path("status").asText()).isEqualTo("DONE");
+        sandbox.recover();
+        assertThat(JSON.readTree(charge(failing, "customer-6", "order-4", "p1", 500).body()).path("status").asText()).isEqualTo("DONE");
+    }
+
+    @Test
     void refusesCallsWithoutTheSecretKeyAndUnknownBillingKeys() throws Exception {
         HttpResponse<String> anonymous = http.send(HttpRequest.newBuilder(URI.create(sandbox.url() + "/v1/payments?orderId=x")).build(),
                 HttpResponse.BodyHandlers.ofString());

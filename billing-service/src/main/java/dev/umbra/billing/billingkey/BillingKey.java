@@ -1,0 +1,65 @@
+package dev.umbra.billing.billingkey;
+
+import io.quarkus.hibernate.reactive.panache.PanacheEntityBase;
+import io.smallrye.mutiny.Uni;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+/** A user's billing key: the gateway's key only encrypted, the card only masked. Deleting keeps the row (subscriptions reference it). */
+@Entity
+@Table(name = "billing_key")
+public class BillingKey extends PanacheEntityBase {
+
+    @Id
+    public UUID id;
+
+    @Column(name = "user_id", nullable = false)
+    public UUID userId;
+
+    /** {@link BillingKeyCipher}'s stored form; bound to this row's id. */
+    @Column(name = "encrypted_key", nullable = false)
+    public String encryptedKey;
+
+    @Column(name = "card_brand", nullable = false)
+    public String cardBrand;
+
+    @Column(name = "card_last4", nullable = false)
+    public String cardLast4;
+
+    @Column(name = "created_at", nullable = false)
+    public Instant createdAt;
+
+    @Column(name = "deleted_at")
+    public Instant deletedAt;
+
+    @Version
+    public long version;
+
+    public boolean deleted() {
+        return deletedAt != null;
+    }
+
+    public MaskedCard card() {
+        return new MaskedCard(cardBrand, cardLast4);
+    }
+
+    /** The user's key that is not deleted, or null. */
+    public static Uni<BillingKey> findLive(UUID userId, UUID id) {
+        return find("id = ?1 and userId = ?2 and deletedAt is null", id, userId).firstResult();
+    }
+
+    static Uni<List<BillingKey>> listLive(UUID userId) {
+        return list("userId = ?1 and deletedAt is null order by createdAt", userId);
+    }
+
+    @Override
+    public String toString() {
+        return "BillingKey[" + id + ", " + card().display() + "]";
+    }
+}

@@ -1,0 +1,119 @@
+package dev.umbra.billing.payment;
+
+import io.quarkus.hibernate.reactive.panache.PanacheEntityBase;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * One attempt to charge a subscription for a period (or for an upgrade within it). The unique indexes
+ * of its table allow one attempt in flight and one success per (subscription, period, purpose); the
+ * version makes the gateway's callback and the reconciliation job race safely: one settles it, the
+ * other finds it settled.
+ */
+@Entity
+@Table(name = "payment")
+public class Payment extends PanacheEntityBase {
+
+    /** The purpose of a first charge or a renewal; an upgrade's is {@code UPGRADE_<plan>}. */
+    public static final String PERIOD = "PERIOD";
+
+    @Id
+    public UUID id;
+
+    @Column(name = "subscription_id", nullable = false)
+    public UUID subscriptionId;
+
+    @Column(nullable = false)
+    public int period;
+
+    @Column(nullable = false)
+    public String purpose;
+
+    /** What names this attempt at the gateway: the look-up by order id finds it after an uncertain call. */
+    @Column(name = "order_id", nullable = false)
+    public String orderId;
+
+    @Column(name = "idempotency_key", nullable = false)
+    public String idempotencyKey;
+
+    @Column(nullable = false)
+    public long amount;
+
+    @Column(name = "paid_amount", nullable = false)
+    public long paidAmount;
+
+    @Enumerated(EnumType.STRING)
+    @Column(nullable = false)
+    public PaymentStatus status;
+
+    @Column(name = "external_payment_key")
+    public String externalPaymentKey;
+
+    @Column(name = "failure_message")
+    public String failureMessage;
+
+    @Column(name = "attempted_at", nullable = false)
+    public Instant attemptedAt;
+
+    @Column(name = "resolved_at")
+    public Instant resolvedAt;
+
+    @Column(name = "created_at", nullable = false)
+    public Instant createdAt;
+
+    @Version
+    public long version;
+
+    public static Payment attempt(UUID subscriptionId, int period, String purpose, String idempotencyKey, long amount,
+            Instant at) {
+        Payment payment = new Payment();
+        payment.id = UUID.randomUUID();
+        payment.subscriptionId = subscriptionId;
+        payment.period = period;
+        payment.purpose = purpose;
+        payment.orderId = "pay-" + payment.id;
+        payment.idempotencyKey = idempotencyKey;
+        payment.amount = amount;
+        payment.status = PaymentStatus.IN_PROGRESS;
+        payment.attemptedAt = at;
+        payment.createdAt = at;
+        return payment;
+    }
+
+    public boolean settled() {
+        return status != PaymentStatus.IN_PROGRESS;
+    }
+
+    /** The gateway charged {@code paid}. Returns false when it was settled already (a late or repeated report). */
+    public boolean succeed(String paymentKey, long paid, Instant at) {
+        if (settled()) {
+            return false;
+        }
+        status = PaymentStatus.SUCCEEDED;
+        externalPaymentKey = paymentKey;
+        paidAmount = paid;
+        resolvedAt = at;
+        return true;
+    }
+
+    /** The gateway charged nothing. Returns false when it was settled already. */
+    public boolean fail(String paymentKey, String reason, Instant at) {
+        if (settled()) {
+            return false;
+        }
+        status = PaymentStatus.FAILED;
+        if (paymentKey != null) {
+            externalPaymentKey = paymentKey;
+        }
+        failureMessage = reason == null || reason.length() <= 500 ? reason : reason.substring(0, 500);
+        resolvedAt = at;
+        return true;
+    }
+}

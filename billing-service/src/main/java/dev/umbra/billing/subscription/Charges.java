@@ -1,0 +1,126 @@
+package dev.umbra.billing.subscription;
+
+import dev.umbra.billing.billingkey.BillingKey;
+import dev.umbra.billing.billingkey.BillingKeyService;
+import dev.umbra.billing.gateway.ChargeOutcome;
+import dev.umbra.billing.gateway.PaymentGatewayClient;
+import dev.umbra.billing.gateway.PaymentGatewayClient.ChargeRequest;
+import dev.umbra.billing.payment.Payment;
+import dev.umbra.billing.payment.PaymentOutcomes;
+import dev.umbra.billing.payment.PaymentStatus;
+import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.storage.StorageFaults;
+import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.LockModeType;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * One charge of a payment attempt that a transaction already stored as IN_PROGRESS: the gateway is
+ * called outside any transaction, then a second transaction applies what its answer proves. A final
+ * answer (DONE, ABORTED, a rejection) settles the payment at once, with its consequence for the
+ * subscription ({@link PaymentOutcomes}); an answer still IN_PROGRESS, or none at all (uncertain), leaves
+ * it IN_PROGRESS for the gateway's callback or the reconciliation job. Never sent twice from here.
+ */
+@ApplicationScoped
+public class Charges {
+
+    /** An attempt ready to be sent. Carries the gateway's billing key in memory only; shows it nowhere. */
+    public record Prepared(UUID paymentId, UUID subscriptionId, ChargeRequest request) {
+
+        @Override
+        public String toString() {
+            return "Prepared[payment=" + paymentId + ", subscription=" + subscriptionId + "]";
+        }
+    }
+
+    /** What became of the attempt; {@code paymentStatus} is null when it was rolled back (never sent). */
+    public record Settled(ChargeOutcome outcome, PaymentStatus paymentStatus, Subscription subscription) {
+    }
+
+    /** A charge that surely never reached the gateway: its attempt fails (and says so) or disappears (to be tried again). */
+    public enum WhenNotSent { FAIL, ROLL_BACK }
+
+    private final PaymentGatewayClient gateway;
+    private final BillingKeyService billingKeys;
+    private final PaymentOutcomes outcomes;
+    private final Clock clock;
+
+    public Charges(PaymentGatewayClient gateway, BillingKeyService billingKeys, PaymentOutcomes outcomes, Clock clock) {
+        this.gateway = gateway;
+        this.billingKeys = billingKeys;
+        this.outcomes = outcomes;
+        this.clock = clock;
+    }
+
+    /**
+     * Whether an attempt at {@code purpose} for {@code period} is in flight. Asked with the subscription
+     * row locked, so the answer holds until the transaction ends; the unique index
+     * {@code one_payment_in_flight} stays the backstop.
+     */
+    static Uni<Boolean> inFlight(UUID subscriptionId, int period, String purpose) {
+        return Payment.count("subscriptionId = ?1 and period = ?2 and purpose = ?3 and status = ?4", subscriptionId, period, purpose,
+                PaymentStatus.IN_PROGRESS).map(count -> count > 0);
+    }
+
+    /** Inside the transaction that stored {@code payment}: what the charge will send. */
+    Prepared prepare(Payment payment, BillingKey key, String orderName) {
+        ChargeRequest request = new ChargeRequest(billingKeys.reveal(key).value(), key.userId.toString(), payment.orderId,
+                payment.idempotencyKey, payment.amount, orderName);
+        return new Prepared(payment.id, payment.subscriptionId, request);
+    }
+
+    /**
+     * Sends the charge and applies its answer. Applying it again after a lost race (the callback settled
+     * the payment meanwhile) finds the payment settled and changes nothing.
+     */
+    Uni<Settled> send(Prepared prepared, WhenNotSent whenNotSent) {
+        return gateway.charge(prepared.request())
+                .chain(outcome -> Uni.createFrom().deferred(() -> settle(prepared, outcome, whenNotSent))
+                        .onFailure(StorageFaults::lostRace).retry().atMost(3));
+    }
+
+    @WithTransaction
+    @DatabaseGuard
+    Uni<Settled> settle(Prepared prepared, ChargeOutcome outcome, WhenNotSent whenNotSent) {
+        Instant now = clock.instant();
+        return Payment.<Payment>findById(prepared.paymentId(), LockModeType.PESSIMISTIC_WRITE)
+                .chain(payment -> apply(payment, outcome, whenNotSent, now)
+                        .chain(status -> StoredSubscription.<StoredSubscription>findById(prepared.subscriptionId())
+                                .map(row -> new Settled(outcome, status, row.toDomain()))));
+    }
+
+    private Uni<PaymentStatus> apply(Payment payment, ChargeOutcome outcome, WhenNotSent whenNotSent, Instant now) {
+        if (outcome instanceof ChargeOutcome.Accepted accepted) {
+            if ("DONE".equals(accepted.status())) {
+                return payment.succeed(accepted.paymentKey(), payment.amount, now)
+                        ? outcomes.succeeded(payment, now).replaceWith(payment.status) : Uni.createFrom().item(payment.status);
+            }
+            if ("ABORTED".equals(accepted.status()) || "CANCELED".equals(accepted.status())) {
+                return fail(payment, accepted.paymentKey(), "declined by the card issuer", now);
+            }
+            if (!payment.settled() && payment.externalPaymentKey == null) {
+                payment.externalPaymentKey = accepted.paymentKey();
+            }
+            return Uni.createFrom().item(payment.status);
+        }
+        if (outcome instanceof ChargeOutcome.Rejected rejected) {
+            return fail(payment, null, "refused by the gateway: " + rejected.code(), now);
+        }
+        if (outcome instanceof ChargeOutcome.SurelyNotArrived notArrived) {
+            if (whenNotSent == WhenNotSent.ROLL_BACK && !payment.settled()) {
+                return payment.delete().replaceWith((PaymentStatus) null);
+            }
+            return fail(payment, null, "never reached the gateway: " + notArrived.reason(), now);
+        }
+        return Uni.createFrom().item(payment.status);
+    }
+
+    private Uni<PaymentStatus> fail(Payment payment, String paymentKey, String reason, Instant now) {
+        return payment.fail(paymentKey, reason, now) ? outcomes.failed(payment, now).replaceWith(payment.status)
+                : Uni.createFrom().item(payment.status);
+    }
+}

@@ -1,0 +1,158 @@
+package dev.umbra.billing.subscription;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.umbra.billing.billingkey.BillingKey;
+import dev.umbra.billing.gateway.ChargeOutcome;
+import dev.umbra.billing.payment.Payment;
+import dev.umbra.billing.settings.BillingSettings;
+import dev.umbra.platform.storage.StorageFaults;
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+
+/**
+ * Renewals on the platform's leased work queue {@value #QUEUE}. The scan ({@link #scan}) puts every
+ * subscription whose renewal is due on the queue as one item per step, keyed by subscription, period
+ * and attempt ({@code <id>:p<period>:a<attempt>}, or {@code :end} for a subscription that expires), so
+ * scans on several replicas enqueue a step once and workers claim it once. The handler re-reads the
+ * subscription under its lease and does only the step the item names: it stores the attempt, charges
+ * outside any transaction with the period's idempotency key, and applies the outcome (dunning included,
+ * in {@link SubscriptionPayments}). Behind the queue, the payment table's unique index allows one attempt
+ * in flight per period, and the gateway sees one idempotency key per period.
+ */
+@ApplicationScoped
+public class Renewals implements WorkHandler {
+
+    static final String QUEUE = "subscription-renewal";
+
+    private static final Logger LOG = Logger.getLogger(Renewals.class);
+
+    private final WorkQueue queue;
+    private final Charges charges;
+    private final SubscriptionChanges changes;
+    private final BillingSettings settings;
+    private final Clock clock;
+
+    public Renewals(WorkQueues queues, Charges charges, SubscriptionChanges changes, BillingSettings settings, Clock clock) {
+        this.queue = queues.queue(QUEUE);
+        this.charges = charges;
+        this.changes = changes;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    @Override
+    public String queue() {
+        return QUEUE;
+    }
+
+    /** One round of the queue by hand (the poller does the same); returns how many items were claimed. */
+    public Uni<Integer> runOnce() {
+        return queue.runOnce(this);
+    }
+
+    /** Enqueues the step of every subscription whose renewal is due (at most the scan limit); returns how many were due. */
+    public Uni<Integer> scan() {
+        Instant now = clock.instant();
+        return Panache.withTransaction(() -> StoredSubscription.<StoredSubscription>find(
+                        "renewalDueAt <= ?1 and status <> ?2 order by renewalDueAt", now, SubscriptionStatus.CANCELED)
+                .page(0, settings.renewals().scanLimit()).list()
+                .chain(rows -> enqueueEach(rows, now).replaceWith(rows.size())));
+    }
+
+    private Uni<Void> enqueueEach(List<StoredSubscription> rows, Instant now) {
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (StoredSubscription row : rows) {
+            String key = itemKey(row.toDomain(), now);
+            if (key != null) {
+                chain = chain.chain(() -> queue.enqueue(key, JsonNodeFactory.instance.objectNode(), now));
+            }
+        }
+        return chain;
+    }
+
+    /** The item that does {@code subscription}'s due step at {@code at}, or null when nothing is due. */
+    static String itemKey(Subscription subscription, Instant at) {
+        RenewalStep step = subscription.renewalStep(at);
+        if (step instanceof RenewalStep.Charge charge) {
+            return subscription.id() + ":p" + charge.period() + ":a" + charge.attempt();
+        }
+        if (step instanceof RenewalStep.Expire) {
+            return subscription.id() + ":p" + subscription.paidThrough() + ":end";
+        }
+        return null;
+    }
+
+    @Override
+    public Uni<Outcome> handle(WorkItem item) {
+        UUID subscriptionId = UUID.fromString(item.key().substring(0, item.key().indexOf(':')));
+        return prepare(item, subscriptionId).chain(prepared -> {
+            if (prepared == null) {
+                return Uni.createFrom().item(Outcome.done());
+            }
+            return charges.send(prepared, Charges.WhenNotSent.ROLL_BACK).map(settled -> {
+                if (settled.outcome() instanceof ChargeOutcome.SurelyNotArrived notArrived) {
+                    // Nothing was charged and the attempt is gone: the same step is tried again, without limit.
+                    return Outcome.unavailable("the payment gateway did not take the charge: " + notArrived.reason(), null);
+                }
+                return Outcome.done();
+            });
+        });
+    }
+
+    /**
+     * Under the item's lease, in one transaction: the subscription's step now; if it is still the one the
+     * item names, an expiry is applied at once and a charge is stored as an attempt (null: nothing to send).
+     */
+    private Uni<Charges.Prepared> prepare(WorkItem item, UUID subscriptionId) {
+        Instant now = clock.instant();
+        return Panache.withTransaction(() -> queue.holdsLease(item).chain(held -> !held ? Uni.createFrom().nullItem()
+                : StoredSubscription.lockById(subscriptionId).chain(row -> {
+                    if (row == null) {
+                        return Uni.createFrom().nullItem();
+                    }
+                    Subscription subscription = row.toDomain();
+                    if (!item.key().equals(itemKey(subscription, now))) {
+                        return Uni.createFrom().nullItem();
+                    }
+                    RenewalStep step = subscription.renewalStep(now);
+                    if (step instanceof RenewalStep.Expire) {
+                        return changes.apply(row, subscription.periodEnded(now)).replaceWith((Charges.Prepared) null);
+                    }
+                    return attempt(subscription, (RenewalStep.Charge) step, now);
+                })))
+                .onFailure(StorageFaults::lostRace).recoverWithUni(raced -> {
+                    LOG.debugf("renewal %s: an attempt of this period is already in flight", item.key());
+                    return Uni.createFrom().nullItem();
+                });
+    }
+
+    private Uni<Charges.Prepared> attempt(Subscription subscription, RenewalStep.Charge charge, Instant now) {
+        return BillingKey.<BillingKey>findById(subscription.billingKeyId()).chain(key -> {
+            if (key == null || key.deleted()) {
+                // BillingKeyDeleted is on its way and suspends the subscription; nothing can be charged meanwhile.
+                return Uni.createFrom().nullItem();
+            }
+            // The subscription row is locked: an attempt of this period in flight now stays the only one.
+            return Charges.inFlight(subscription.id(), charge.period(), Payment.PERIOD).chain(inFlight -> {
+                if (inFlight) {
+                    return Uni.createFrom().nullItem();
+                }
+                Payment attempt = Payment.attempt(subscription.id(), charge.period(), Payment.PERIOD, charge.idempotencyKey(),
+                        charge.amount(), now);
+                return attempt.persistAndFlush()
+                        .map(stored -> charges.prepare(attempt, key, charge.planCode() + " renewal, period " + charge.period()));
+            });
+        });
+    }
+}

@@ -1,0 +1,189 @@
+package dev.umbra.billing.subscription;
+
+import dev.umbra.billing.access.Caller;
+import dev.umbra.billing.billingkey.BillingKey;
+import dev.umbra.billing.payment.Payment;
+import dev.umbra.billing.plan.Plan;
+import dev.umbra.billing.plan.PlanCatalogue;
+import dev.umbra.events.EventEnvelope;
+import dev.umbra.events.billing.BillingKeyDeleted;
+import dev.umbra.events.guild.BotKicked;
+import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.web.ProblemException;
+import io.quarkus.hibernate.reactive.panache.common.WithSession;
+import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Function;
+import org.eclipse.microprofile.jwt.JsonWebToken;
+
+/**
+ * Subscriptions: each command is a transaction that applies a rule of {@link Subscription} and
+ * publishes its events; a command that charges stores the attempt first and lets {@link Charges} send
+ * it outside the transaction. The consumers of other contexts' events apply their rules the same way,
+ * inside the inbox's transaction.
+ */
+@ApplicationScoped
+public class SubscriptionService {
+
+    /** A request to subscribe a guild; the user pays with one of their billing keys. */
+    public record Subscribe(String guildId, UUID userId, String planCode, UUID billingKeyId) {
+    }
+
+    /** A plan change: the subscription after it; for an upgrade, its prorated charge and how it went. */
+    public record PlanChange(Subscription subscription, Charges.Prepared upgradeCharge, Charges.Settled upgrade) {
+    }
+
+    private final Charges charges;
+    private final SubscriptionChanges changes;
+    private final Clock clock;
+
+    public SubscriptionService(Charges charges, SubscriptionChanges changes, Clock clock) {
+        this.charges = charges;
+        this.changes = changes;
+        this.clock = clock;
+    }
+
+    /** PENDING with its first attempt, the charge, its outcome: three steps, no transaction across the gateway call. */
+    public Uni<Charges.Settled> subscribe(Subscribe request) {
+        return openWithFirstAttempt(request).chain(prepared -> charges.send(prepared, Charges.WhenNotSent.FAIL));
+    }
+
+    @WithTransaction
+    @DatabaseGuard
+    Uni<Charges.Prepared> openWithFirstAttempt(Subscribe request) {
+        Plan plan = PlanCatalogue.of(request.planCode());
+        Instant now = clock.instant();
+        return BillingKey.findLive(request.userId(), request.billingKeyId()).chain(key -> {
+            if (key == null) {
+                throw ProblemException.unprocessable("billing key " + request.billingKeyId() + " is not a billing key of this user");
+            }
+            return StoredSubscription.lockGuild(request.guildId())
+                    .chain(() -> StoredSubscription.count("guildId = ?1 and status <> ?2", request.guildId(), SubscriptionStatus.CANCELED))
+                    .chain(live -> {
+                        if (live > 0) {
+                            throw ProblemException.conflict("guild " + request.guildId() + " already has a subscription");
+                        }
+                        Subscription opened = Subscription.open(UUID.randomUUID(), request.guildId(), request.userId(), key.id, plan);
+                        RenewalStep.Charge first = opened.firstCharge();
+                        Payment attempt = Payment.attempt(opened.id(), first.period(), Payment.PERIOD, first.idempotencyKey(),
+                                first.amount(), now);
+                        return StoredSubscription.create(opened, now).persistAndFlush()
+                                .chain(() -> attempt.persistAndFlush())
+                                .map(stored -> charges.prepare(attempt, key, plan.name() + " subscription"));
+                    });
+        });
+    }
+
+    @WithSession
+    @DatabaseGuard
+    public Uni<Subscription> get(UUID id, JsonWebToken caller) {
+        return StoredSubscription.<StoredSubscription>findById(id).map(row -> {
+            return allowed(row, id, caller).toDomain();
+        });
+    }
+
+    /** The guild's subscriptions, newest first; a user sees only those they pay for. */
+    @WithSession
+    @DatabaseGuard
+    public Uni<List<Subscription>> ofGuild(String guildId, JsonWebToken caller) {
+        return StoredSubscription.<StoredSubscription>list("guildId = ?1 order by createdAt desc", guildId)
+                .map(rows -> rows.stream().filter(row -> Caller.mayActFor(caller, row.userId)).map(StoredSubscription::toDomain).toList());
+    }
+
+    @WithSession
+    @DatabaseGuard
+    public Uni<List<Subscription>> ofUser(UUID userId) {
+        return StoredSubscription.<StoredSubscription>list("userId = ?1 order by createdAt desc", userId)
+                .map(rows -> rows.stream().map(StoredSubscription::toDomain).toList());
+    }
+
+    @WithTransaction
+    @DatabaseGuard
+    public Uni<Subscription> cancel(UUID id, boolean atPeriodEnd, JsonWebToken caller) {
+        Instant now = clock.instant();
+        return change(id, caller, s -> atPeriodEnd ? s.cancelAtPeriodEnd(now) : s.cancelNow(now));
+    }
+
+    /** Upgrade (charged now, prorated, the plan changes when the charge succeeds) or downgrade (from the next period). */
+    public Uni<PlanChange> changePlan(UUID id, String planCode, JsonWebToken caller) {
+        return startPlanChange(id, planCode, caller).chain(change -> change.upgradeCharge() == null ? Uni.createFrom().item(change)
+                : charges.send(change.upgradeCharge(), Charges.WhenNotSent.FAIL).map(settled -> new PlanChange(settled.subscription(), null, settled)));
+    }
+
+    @WithTransaction
+    @DatabaseGuard
+    Uni<PlanChange> startPlanChange(UUID id, String planCode, JsonWebToken caller) {
+        Plan to = PlanCatalogue.of(planCode);
+        Instant now = clock.instant();
+        return lockFor(id, caller).chain(row -> {
+            Subscription subscription = row.toDomain();
+            if (!to.isAbove(subscription.plan())) {
+                return changes.apply(row, subscription.downgrade(to, now)).map(done -> new PlanChange(done, null, null));
+            }
+            UpgradeQuote quote = subscription.quoteUpgrade(to, now);
+            return BillingKey.findLive(subscription.userId(), subscription.billingKeyId()).chain(key -> {
+                if (key == null) {
+                    throw ProblemException.unprocessable("the subscription's billing key was deleted; add one first");
+                }
+                String purpose = SubscriptionPayments.upgradePurpose(to.code());
+                return Charges.inFlight(subscription.id(), quote.period(), purpose).chain(inFlight -> {
+                    if (inFlight) {
+                        throw ProblemException.conflict("the upgrade to " + to.code() + " is being charged already");
+                    }
+                    Payment attempt = Payment.attempt(subscription.id(), quote.period(), purpose, quote.idempotencyKey(), quote.amount(), now);
+                    return attempt.persistAndFlush()
+                            .map(stored -> new PlanChange(subscription, charges.prepare(attempt, key, "Upgrade to " + to.name()), null));
+                });
+            });
+        });
+    }
+
+    // --- other contexts' events, inside the inbox transaction ------------------------------------
+
+    Uni<Void> onBotKicked(BotKicked event, EventEnvelope envelope) {
+        return StoredSubscription.lockLiveOfGuild(event.guildId())
+                .chain(rows -> applyEach(rows, s -> s.suspend(SuspensionReason.BOT_KICKED, envelope.occurredAt())));
+    }
+
+    Uni<Void> onGuildDeleted(GuildDeleted event, EventEnvelope envelope) {
+        return StoredSubscription.lockLiveOfGuild(event.guildId())
+                .chain(rows -> applyEach(rows, s -> s.guildDeleted(envelope.occurredAt())));
+    }
+
+    Uni<Void> onBillingKeyDeleted(BillingKeyDeleted event, EventEnvelope envelope) {
+        return StoredSubscription.lockLivePaidBy(event.billingKeyId())
+                .chain(rows -> applyEach(rows, s -> s.suspend(SuspensionReason.BILLING_KEY_DELETED, envelope.occurredAt())));
+    }
+
+    private Uni<Void> applyEach(List<StoredSubscription> rows, Function<Subscription, Transition> rule) {
+        Uni<Void> chain = Uni.createFrom().voidItem();
+        for (StoredSubscription row : rows) {
+            chain = chain.chain(() -> changes.apply(row, rule.apply(row.toDomain())).replaceWithVoid());
+        }
+        return chain;
+    }
+
+    private Uni<Subscription> change(UUID id, JsonWebToken caller, Function<Subscription, Transition> rule) {
+        return lockFor(id, caller).chain(row -> changes.apply(row, rule.apply(row.toDomain())));
+    }
+
+    private static Uni<StoredSubscription> lockFor(UUID id, JsonWebToken caller) {
+        return StoredSubscription.lockById(id).map(row -> allowed(row, id, caller));
+    }
+
+    private static StoredSubscription allowed(StoredSubscription row, UUID id, JsonWebToken caller) {
+        if (row == null) {
+            throw ProblemException.notFound("no subscription " + id);
+        }
+        if (!Caller.mayActFor(caller, row.userId)) {
+            throw Caller.forbidden();
+        }
+        return row;
+    }
+}

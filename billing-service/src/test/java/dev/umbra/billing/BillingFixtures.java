@@ -1,0 +1,45 @@
+package dev.umbra.billing;
+
+import static io.restassured.RestAssured.given;
+
+import dev.umbra.events.EventHeaders;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Tokens;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import java.util.List;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/** Requests the billing ITs share: a billing key, a subscription, the events of one aggregate. */
+public final class BillingFixtures {
+
+    private BillingFixtures() {
+    }
+
+    public static Response issueKey(UUID userId) {
+        return given().auth().oauth2(Tokens.user(userId.toString())).contentType(ContentType.JSON)
+                .body("{\"authKey\":\"auth-" + UUID.randomUUID() + "\"}")
+                .when().post("/users/{userId}/billing-keys", userId);
+    }
+
+    public static UUID newKey(UUID userId) {
+        return UUID.fromString(issueKey(userId).then().statusCode(201).extract().path("id"));
+    }
+
+    public static Response subscribe(UUID userId, String guildId, String plan, UUID billingKeyId) {
+        return given().auth().oauth2(Tokens.user(userId.toString())).contentType(ContentType.JSON)
+                .body("{\"guildId\":\"" + guildId + "\",\"userId\":\"" + userId + "\",\"planCode\":\"" + plan
+                        + "\",\"billingKeyId\":\"" + billingKeyId + "\"}")
+                .when().post("/subscriptions");
+    }
+
+    /** The event types of one aggregate's records, in the order the topic holds them. */
+    public static List<String> eventTypes(KafkaProbe topic, String aggregateId) {
+        return ofAggregate(topic, aggregateId).stream().map(r -> KafkaProbe.header(r, EventHeaders.EVENT_TYPE)).toList();
+    }
+
+    public static List<ConsumerRecord<String, byte[]>> ofAggregate(KafkaProbe topic, String aggregateId) {
+        return topic.seen().stream().filter(r -> aggregateId.equals(r.key())).toList();
+    }
+}

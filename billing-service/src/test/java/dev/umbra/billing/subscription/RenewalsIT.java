@@ -1,0 +1,193 @@
+package dev.umbra.billing.subscription;
+
+import static dev.umbra.billing.BillingFixtures.eventTypes;
+import static dev.umbra.billing.BillingFixtures.ofAggregate;
+import static dev.umbra.billing.BillingFixtures.subscribe;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.notNullValue;
+
+import dev.umbra.billing.PayingUserTest;
+import dev.umbra.billing.clock.MovableClock;
+import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
+import dev.umbra.devstack.PaymentGatewaySandbox.Status;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.Topics;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueues;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import io.restassured.http.ContentType;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Renewals on the work queue with a moved clock: several scans and workers at once charge a period
+ * once (the sandbox's own record says so), and dunning yields exactly the expected events in order.
+ */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+class RenewalsIT extends PayingUserTest {
+
+    @Inject
+    Renewals renewals;
+
+    @Inject
+    WorkQueues queues;
+
+    @Inject
+    MovableClock clock;
+
+    @Test
+    void fourFailedRenewalsOneIntervalApartCancelWithExactlyTheseEvents() throws Throwable {
+        UUID id = active();
+        gateway.declineCustomer(user.toString());
+
+        clock.advance(Duration.ofDays(32));
+        for (int failure = 1; failure <= 4; failure++) {
+            if (failure > 1) {
+                clock.advance(Duration.ofHours(24));
+            }
+            drain();
+            int failures = failure;
+            assertThat(DB.count("select count(*) from payment where subscription_id = ? and period = 1 and status = 'FAILED'", id))
+                    .isEqualTo(failures);
+            assertThat(DB.text("select status from subscription where id = ?", id)).isEqualTo(failure < 4 ? "PAST_DUE" : "CANCELED");
+            // not due again before the interval is over
+            drain();
+            assertThat(DB.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isEqualTo(failures);
+        }
+
+        List<Charge> charges = chargesOf(id);
+        assertThat(charges).hasSize(5);
+        assertThat(charges.subList(1, 5)).allSatisfy(charge -> {
+            assertThat(charge.status()).isEqualTo(Status.ABORTED);
+            assertThat(charge.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(id, 1));
+        });
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> eventTypes(topic, id.toString()).size() >= 5);
+            assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted", "PaymentFailed", "PaymentFailed",
+                    "PaymentFailed", "PaymentFailedFinal");
+            List<Integer> retryCounts = ofAggregate(topic, id.toString()).subList(1, 4).stream()
+                    .map(r -> payload(r).path("retry_count").asInt()).toList();
+            assertThat(retryCounts).containsExactly(1, 2, 3);
+        }
+        clock.advance(Duration.ofDays(40));
+        drain();
+        assertThat(chargesOf(id)).hasSize(5);
+    }
+
+    @Test
+    void aPaidRenewalStartsTheNextPeriodAndAnExpiringOneEndsWithoutCharge() throws Throwable {
+        UUID renewed = active();
+        UUID ending = active();
+        given().auth().oauth2(Tokens.bot()).when().delete("/subscriptions/{id}?at=period-end", ending).then().statusCode(200);
+
+        clock.advance(Duration.ofDays(32));
+        drain();
+
+        assertThat(DB.text("select status || ':' || paid_through from subscription where id = ?", renewed)).isEqualTo("ACTIVE:1");
+        assertThat(DB.text("select status from subscription where id = ?", ending)).isEqualTo("CANCELED");
+        assertThat(chargesOf(renewed)).hasSize(2).last().satisfies(c -> assertThat(c.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(renewed, 1)));
+        assertThat(chargesOf(ending)).hasSize(1);
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> eventTypes(topic, renewed.toString()).size() >= 2);
+            assertThat(eventTypes(topic, renewed.toString())).containsExactly("SubscriptionStarted", "PaymentSucceeded");
+            assertThat(eventTypes(topic, ending.toString())).containsExactly("SubscriptionStarted", "SubscriptionCanceled");
+        }
+    }
+
+    @Test
+    void scansAndWorkersRunningAtOnceChargeEachPeriodOnce() throws Throwable {
+        List<UUID> subscriptions = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            subscriptions.add(active());
+        }
+        clock.advance(Duration.ofDays(32));
+        // two of the charges lose their answer: they stay in flight and must not be sent again
+        gateway.resetAfterCharge(2);
+
+        ExecutorService replicas = Executors.newFixedThreadPool(6);
+        List<Future<Integer>> rounds = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            rounds.add(replicas.submit(onVertx(() -> renewals.scan())));
+        }
+        for (Future<Integer> round : rounds) {
+            round.get();
+        }
+        // three workers claim at once (disjoint items); each claimed item is then handled twice at once, as when a lease is taken over
+        List<Future<List<WorkItem>>> claims = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            claims.add(replicas.submit(onVertx(() -> queues.queue(Renewals.QUEUE).claim())));
+        }
+        List<Future<?>> workers = new ArrayList<>();
+        for (Future<List<WorkItem>> claim : claims) {
+            for (WorkItem item : claim.get()) {
+                workers.add(replicas.submit(onVertx(() -> renewals.handle(item))));
+                workers.add(replicas.submit(onVertx(() -> renewals.handle(item))));
+            }
+        }
+        for (Future<?> worker : workers) {
+            worker.get();
+        }
+        replicas.shutdown();
+        drain();
+
+        for (UUID id : subscriptions) {
+            List<Charge> renewalCharges = chargesOf(id).stream()
+                    .filter(c -> c.idempotencyKey().equals(ChargeKeys.periodCharge(id, 1))).toList();
+            assertThat(renewalCharges).as("charges of period 1 of %s", id).hasSize(1);
+            assertThat(DB.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isOne();
+        }
+        assertThat(DB.count("select count(*) from payment where subscription_id = any(string_to_array(?, ',')::uuid[]) and period = 1"
+                + " and status = 'IN_PROGRESS'", String.join(",", subscriptions.stream().map(UUID::toString).toList()))).isEqualTo(2);
+    }
+
+    @Test
+    void theClockControlIsForOperatorsOfTestAndLocalRunsOnly() {
+        given().auth().oauth2(Tokens.admin()).when().get("/test-control/clock").then().statusCode(200).body("now", notNullValue());
+        given().auth().oauth2(Tokens.admin()).contentType(ContentType.JSON).body("{\"by\":\"PT1S\"}")
+                .when().post("/test-control/clock/advance").then().statusCode(200);
+        given().auth().oauth2(Tokens.admin()).contentType(ContentType.JSON).body("{\"by\":\"-PT1S\"}")
+                .when().post("/test-control/clock/advance").then().statusCode(422).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"by\":\"PT1S\"}")
+                .when().post("/test-control/clock/advance").then().statusCode(403);
+    }
+
+    private UUID active() {
+        return UUID.fromString(subscribe(user, Snowflakes.random(), "PRO", key).then().statusCode(201).extract().path("id"));
+    }
+
+    /** Scans and runs rounds until nothing is due: every due step of every subscription done. */
+    private void drain() throws Throwable {
+        VertxContextSupport.subscribeAndAwait(() -> renewals.scan());
+        while (VertxContextSupport.subscribeAndAwait(() -> renewals.runOnce()) > 0) {
+            VertxContextSupport.subscribeAndAwait(() -> renewals.scan());
+        }
+    }
+
+    private static <T> Callable<T> onVertx(java.util.function.Supplier<io.smallrye.mutiny.Uni<T>> work) {
+        return () -> {
+            try {
+                return VertxContextSupport.subscribeAndAwait(work);
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+        };
+    }
+}

@@ -1,0 +1,116 @@
+package dev.umbra.billing.subscription;
+
+import static dev.umbra.billing.BillingFixtures.eventTypes;
+import static dev.umbra.billing.BillingFixtures.newKey;
+import static dev.umbra.billing.BillingFixtures.subscribe;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.umbra.billing.PayingUserTest;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.Topics;
+import dev.umbra.events.billing.BillingKeyDeleted;
+import dev.umbra.events.guild.BotKicked;
+import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.OutboxRecords;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.time.Instant;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Other contexts' events (and billing's own BillingKeyDeleted) through Kafka and the inbox: applied
+ * once however often delivered, and converging on the same subscription in any order.
+ */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+class SubscriptionConsumersIT extends PayingUserTest {
+
+    @Test
+    void aKickedBotSuspendsOnceHoweverOftenItIsDelivered() {
+        String guild = Snowflakes.random();
+        UUID id = active(guild);
+        UUID kicked = UUID.randomUUID();
+        OutboxRecords.publish(new BotKicked(guild), kicked, Instant.now());
+        OutboxRecords.publish(new BotKicked(guild), kicked, Instant.now());
+        UUID kickedAgain = OutboxRecords.publish(new BotKicked(guild), Instant.now());
+
+        awaitProcessed(kickedAgain);
+        assertThat(status(id)).isEqualTo("SUSPENDED");
+        assertThat(DB.text("select suspensions from subscription where id = ?", id)).isEqualTo("BOT_KICKED");
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> eventTypes(topic, id.toString()).size() >= 2);
+            assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted", "SubscriptionSuspended");
+        }
+    }
+
+    @Test
+    void kickAndDeletionConvergeOnCanceledInEitherOrder() {
+        String kickedFirst = Snowflakes.random();
+        String deletedFirst = Snowflakes.random();
+        UUID a = active(kickedFirst);
+        UUID b = active(deletedFirst);
+        OutboxRecords.publish(new BotKicked(kickedFirst), Instant.now());
+        UUID lastA = OutboxRecords.publish(new GuildDeleted(kickedFirst), Instant.now());
+        OutboxRecords.publish(new GuildDeleted(deletedFirst), Instant.now());
+        UUID lastB = OutboxRecords.publish(new BotKicked(deletedFirst), Instant.now());
+
+        awaitProcessed(lastA);
+        awaitProcessed(lastB);
+        assertThat(status(a)).isEqualTo("CANCELED");
+        assertThat(status(b)).isEqualTo("CANCELED");
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> eventTypes(topic, a.toString()).size() >= 3 && eventTypes(topic, b.toString()).size() >= 2);
+            assertThat(eventTypes(topic, a.toString())).containsExactly("SubscriptionStarted", "SubscriptionSuspended", "SubscriptionCanceled");
+            assertThat(eventTypes(topic, b.toString())).containsExactly("SubscriptionStarted", "SubscriptionCanceled");
+        }
+    }
+
+    @Test
+    void aDeletedBillingKeySuspendsWhatItPaysForOnce() {
+        String guild = Snowflakes.random();
+        UUID id = active(guild);
+        UUID otherKeysSubscription = active(Snowflakes.random(), newKey(user));
+        given().auth().oauth2(Tokens.user(user.toString())).when().delete("/users/{userId}/billing-keys/{id}", user, key)
+                .then().statusCode(204);
+
+        await().atMost(WAIT).until(() -> "SUSPENDED".equals(status(id)));
+        UUID duplicate = OutboxRecords.publish(new BillingKeyDeleted(user, key), Instant.now());
+        awaitProcessed(duplicate);
+        assertThat(DB.text("select suspensions from subscription where id = ?", id)).isEqualTo("BILLING_KEY_DELETED");
+        assertThat(status(otherKeysSubscription)).isEqualTo("ACTIVE");
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> eventTypes(topic, id.toString()).size() >= 2);
+            assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted", "SubscriptionSuspended");
+        }
+    }
+
+    @Test
+    void aGuildWithoutSubscriptionsIsNothingToDo() {
+        UUID deleted = OutboxRecords.publish(new GuildDeleted(Snowflakes.random()), Instant.now());
+        awaitProcessed(deleted);
+    }
+
+    private UUID active(String guild) {
+        return active(guild, key);
+    }
+
+    private UUID active(String guild, UUID billingKey) {
+        return UUID.fromString(subscribe(user, guild, "PRO", billingKey).then().statusCode(201).extract().path("id"));
+    }
+
+    static String status(UUID id) {
+        return DB.text("select status from subscription where id = ?", id);
+    }
+
+    static void awaitProcessed(UUID eventId) {
+        await().atMost(WAIT).until(() -> DB.count("select count(*) from processed_event where event_id = ?", eventId) == 1);
+    }
+}

@@ -1,0 +1,334 @@
+package dev.umbra.billing.subscription;
+
+import static dev.umbra.billing.BillingFixtures.eventTypes;
+import static dev.umbra.billing.BillingFixtures.ofAggregate;
+import static dev.umbra.billing.BillingFixtures.subscribe;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.matchesPattern;
+import static org.hamcrest.Matchers.notNullValue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.umbra.billing.PayingUserTest;
+import dev.umbra.billing.billingkey.BillingKeyCipher;
+import dev.umbra.billing.billingkey.GatewayBillingKey;
+import dev.umbra.billing.payment.Payment;
+import dev.umbra.billing.payment.PaymentOutcomes;
+import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
+import dev.umbra.devstack.PaymentGatewaySandbox;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.Topics;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Subscribing, the first charge and its every outcome, cancels and plan changes, against devstack and
+ * the gateway sandbox, whose own record of charges is what "charged once" is checked against.
+ */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+class SubscriptionsIT extends PayingUserTest {
+
+    @Inject
+    BillingKeyCipher cipher;
+
+    @Inject
+    PaymentOutcomes outcomes;
+
+    @Test
+    void aPaidFirstChargeStartsTheSubscriptionWithItsPeriodEnd() throws Exception {
+        String guild = Snowflakes.random();
+        Response created = subscribe(user, guild, "PRO", key);
+        created.then().statusCode(201).body("status", equalTo("ACTIVE")).body("planCode", equalTo("PRO"))
+                .body("periodEnd", notNullValue());
+        UUID id = UUID.fromString(created.path("id"));
+        Instant start = Instant.parse(created.path("periodStart"));
+        Instant end = Instant.parse(created.path("periodEnd"));
+        assertThat(end).isEqualTo(start.atZone(ZoneOffset.UTC).plusMonths(1).toInstant());
+
+        assertThat(chargesOf(id)).singleElement().satisfies(charge -> {
+            assertThat(charge.amount()).isEqualTo(9_900);
+            assertThat(charge.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(id, 0));
+            assertThat(charge.status()).isEqualTo(PaymentGatewaySandbox.Status.DONE);
+        });
+        assertThat(DB.text("select status || ':' || paid_amount from payment where subscription_id = ?", id)).isEqualTo("SUCCEEDED:9900");
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> !ofAggregate(topic, id.toString()).isEmpty());
+            JsonNode started = payload(ofAggregate(topic, id.toString()).get(0));
+            assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted");
+            assertThat(started.path("guild_id").asText()).isEqualTo(guild);
+            assertThat(started.path("plan_code").asText()).isEqualTo("PRO");
+            assertThat(Instant.parse(started.path("period_end").asText())).isEqualTo(end);
+        }
+        given().auth().oauth2(Tokens.user(user.toString())).when().get("/subscriptions/{id}", id).then().statusCode(200)
+                .body("status", equalTo("ACTIVE"));
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{guildId}/subscriptions", guild).then().statusCode(200)
+                .body("$", hasSize(1)).body("[0].id", equalTo(id.toString()));
+        given().auth().oauth2(Tokens.user(user.toString())).when().get("/users/{userId}/subscriptions", user).then().statusCode(200)
+                .body("$", hasSize(1));
+    }
+
+    @Test
+    void aDeclinedFirstChargeIsA402AndLeavesNoLiveSubscription() {
+        String guild = Snowflakes.random();
+        gateway.decline(1);
+        subscribe(user, guild, "PRO", key).then().statusCode(402).contentType("application/problem+json");
+
+        assertThat(DB.text("select status from subscription where guild_id = ?", guild)).isEqualTo("CANCELED");
+        assertThat(DB.text("select p.status from payment p join subscription s on s.id = p.subscription_id where s.guild_id = ?", guild))
+                .isEqualTo("FAILED");
+        // the guild may subscribe again, and only that subscription is ever announced
+        UUID again = UUID.fromString(subscribe(user, guild, "PRO", key).then().statusCode(201).extract().path("id"));
+        UUID canceled = UUID.fromString(DB.text("select id::text from subscription where guild_id = ? and status = 'CANCELED'", guild));
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> !ofAggregate(topic, again.toString()).isEmpty());
+            assertThat(ofAggregate(topic, canceled.toString())).isEmpty();
+        }
+    }
+
+    @Test
+    void aChargeTheGatewayRefusesIsA422AndCancelsTheAttempt() {
+        String guild = Snowflakes.random();
+        // the stored key now decrypts to a billing key the gateway never issued
+        String forged = cipher.encrypt(new GatewayBillingKey("bk_never_issued"), key);
+        DB.text("update billing_key set encrypted_key = ? where id = ? returning id::text", forged, key);
+
+        subscribe(user, guild, "PRO", key).then().statusCode(422).contentType("application/problem+json");
+        assertThat(DB.text("select status from subscription where guild_id = ?", guild)).isEqualTo("CANCELED");
+        assertThat(gateway.charges().stream().filter(c -> c.billingKey().equals("bk_never_issued"))).isEmpty();
+    }
+
+    @Test
+    void aGatewayThatSurelyGotNothingIsA502WithRetryAfterAndNothingIsCharged() {
+        String guild = Snowflakes.random();
+        gateway.refuseConnections();
+        subscribe(user, guild, "PRO", key).then().statusCode(502).contentType("application/problem+json")
+                .header("Retry-After", matchesPattern("\\d+"));
+        gateway.recover();
+
+        UUID id = UUID.fromString(DB.text("select id::text from subscription where guild_id = ?", guild));
+        assertThat(DB.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
+        assertThat(DB.text("select status from payment where subscription_id = ?", id)).isEqualTo("FAILED");
+        assertThat(chargesOf(id)).isEmpty();
+    }
+
+    @Test
+    void anUncertainChargeIsA202PendingChargedOnceAndSettledByWhoeverSettlesIt() throws Exception {
+        String guild = Snowflakes.random();
+        gateway.resetAfterCharge(1);
+        Response pending = subscribe(user, guild, "PRO", key);
+        pending.then().statusCode(202).body("status", equalTo("PENDING"));
+        UUID id = UUID.fromString(pending.path("id"));
+        assertThat(chargesOf(id)).hasSize(1);
+        assertThat(DB.text("select status from payment where subscription_id = ?", id)).isEqualTo("IN_PROGRESS");
+
+        // what the callback or the reconciliation job does: settle the payment and tell the subscription
+        UUID paymentId = UUID.fromString(DB.text("select id::text from payment where subscription_id = ?", id));
+        String paymentKey = chargesOf(id).get(0).paymentKey();
+        settle(paymentId, paymentKey, true);
+
+        given().auth().oauth2(Tokens.bot()).when().get("/subscriptions/{id}", id).then().statusCode(200).body("status", equalTo("ACTIVE"));
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> !ofAggregate(topic, id.toString()).isEmpty());
+            assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted");
+        }
+    }
+
+    @Test
+    void aPendingResultIsA202AndAFailedSettlementCancelsQuietly() {
+        String guild = Snowflakes.random();
+        gateway.keepPending(1);
+        Response pending = subscribe(user, guild, "PRO", key);
+        pending.then().statusCode(202).body("status", equalTo("PENDING"));
+        UUID id = UUID.fromString(pending.path("id"));
+        String paymentKey = chargesOf(id).get(0).paymentKey();
+        assertThat(DB.text("select external_payment_key from payment where subscription_id = ?", id)).isEqualTo(paymentKey);
+
+        settle(UUID.fromString(DB.text("select id::text from payment where subscription_id = ?", id)), paymentKey, false);
+        assertThat(DB.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
+        subscribe(user, guild, "PRO", key).then().statusCode(201);
+    }
+
+    @Test
+    void badRequestsAreProblemsAndStoreNothing() {
+        String guild = Snowflakes.random();
+        subscribe(user, guild, "GOLD", key).then().statusCode(422).contentType("application/problem+json");
+        subscribe(user, guild, "FREE", key).then().statusCode(422).contentType("application/problem+json");
+        subscribe(user, guild, "PRO", UUID.randomUUID()).then().statusCode(422).contentType("application/problem+json");
+        UUID someoneElse = UUID.randomUUID();
+        subscribe(someoneElse, guild, "PRO", key).then().statusCode(422);
+        given().auth().oauth2(Tokens.user(someoneElse.toString())).contentType(ContentType.JSON)
+                .body("{\"guildId\":\"" + guild + "\",\"userId\":\"" + user + "\",\"planCode\":\"PRO\",\"billingKeyId\":\"" + key + "\"}")
+                .when().post("/subscriptions").then().statusCode(403).contentType("application/problem+json");
+        for (String body : List.of("{}", "{not json", "{\"guildId\":\"not-a-snowflake\",\"userId\":\"" + user
+                + "\",\"planCode\":\"PRO\",\"billingKeyId\":\"" + key + "\"}")) {
+            given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body(body).when().post("/subscriptions")
+                    .then().statusCode(400).contentType("application/problem+json");
+        }
+        assertThat(DB.count("select count(*) from subscription where guild_id = ?", guild)).isZero();
+        assertThat(DB.count("select count(*) from payment p join subscription s on s.id = p.subscription_id where s.user_id = ?", user)).isZero();
+    }
+
+    @Test
+    void concurrentSubscribesOfOneGuildChargeOnceAndTheRestAre409() throws Exception {
+        String guild = Snowflakes.random();
+        List<Integer> statuses = concurrently(6, i -> subscribe(user, guild, "PRO", key).statusCode());
+
+        assertThat(statuses).containsOnlyOnce(201).containsOnly(201, 409);
+        assertThat(DB.count("select count(*) from subscription where guild_id = ?", guild)).isOne();
+        UUID id = UUID.fromString(DB.text("select id::text from subscription where guild_id = ?", guild));
+        assertThat(chargesOf(id)).hasSize(1);
+        subscribe(user, guild, "PREMIUM", key).then().statusCode(409).contentType("application/problem+json");
+    }
+
+    @Test
+    void cancelNowOrAtPeriodEndOnlyByTheOwnerOrTheBot() {
+        UUID now = active("PRO");
+        UUID later = active("PRO");
+        given().auth().oauth2(Tokens.user(UUID.randomUUID().toString())).when().delete("/subscriptions/{id}", now)
+                .then().statusCode(403).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.user(user.toString())).when().delete("/subscriptions/{id}?at=tomorrow", now)
+                .then().statusCode(400).contentType("application/problem+json");
+
+        given().auth().oauth2(Tokens.user(user.toString())).when().delete("/subscriptions/{id}", now)
+                .then().statusCode(200).body("status", equalTo("CANCELED"));
+        given().auth().oauth2(Tokens.bot()).when().delete("/subscriptions/{id}?at=period-end", later)
+                .then().statusCode(200).body("status", equalTo("ACTIVE")).body("cancelAtPeriodEnd", equalTo(true));
+        given().auth().oauth2(Tokens.bot()).when().delete("/subscriptions/{id}?at=period-end", later).then().statusCode(200);
+
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> eventTypes(topic, now.toString()).size() == 2 && eventTypes(topic, later.toString()).size() == 2);
+            assertThat(eventTypes(topic, now.toString())).containsExactly("SubscriptionStarted", "SubscriptionCanceled");
+            assertThat(eventTypes(topic, later.toString())).containsExactly("SubscriptionStarted", "SubscriptionCanceled");
+            assertThat(payload(ofAggregate(topic, later.toString()).get(1)).path("cancel_at_period_end").asBoolean()).isTrue();
+        }
+    }
+
+    @Test
+    void anUpgradeChargesTheProratedDifferenceAndADowngradeWaitsForThePeriodEnd() {
+        UUID id = active("PRO");
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PREMIUM\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(200).body("planCode", equalTo("PREMIUM"));
+        Charge upgrade = chargesOf(id).get(1);
+        assertThat(upgrade.idempotencyKey()).isEqualTo(ChargeKeys.upgradeCharge(id, 0, "PREMIUM"));
+        assertThat(upgrade.amount()).isBetween(1L, 10_000L);
+        assertThat(DB.text("select purpose || ':' || status from payment where subscription_id = ? and period = 0 and purpose <> 'PERIOD'", id))
+                .isEqualTo("UPGRADE_PREMIUM:SUCCEEDED");
+
+        String periodEnd = given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PRO\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(200)
+                .body("planCode", equalTo("PREMIUM")).body("pendingPlanCode", equalTo("PRO")).extract().path("periodEnd");
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"GOLD\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(422).contentType("application/problem+json");
+        assertThat(chargesOf(id)).hasSize(2);
+
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> eventTypes(topic, id.toString()).size() == 3);
+            assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted", "PlanUpgraded", "PlanDowngraded");
+            assertThat(Instant.parse(payload(ofAggregate(topic, id.toString()).get(2)).path("effective_at").asText()))
+                    .isEqualTo(Instant.parse(periodEnd));
+        }
+    }
+
+    @Test
+    void concurrentCancelsEndTheSubscriptionOnceWithOneEvent() throws Exception {
+        UUID id = active("PRO");
+        List<Integer> statuses = concurrently(6, i -> given().auth().oauth2(Tokens.user(user.toString()))
+                .when().delete(i % 2 == 0 ? "/subscriptions/{id}" : "/subscriptions/{id}?at=period-end", id).statusCode());
+
+        // a period-end cancel that comes after the cancel now finds nothing to do; one that comes before is then overtaken
+        assertThat(statuses).containsOnly(200);
+        assertThat(DB.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
+        UUID marker = active("PRO");
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> !ofAggregate(topic, marker.toString()).isEmpty());
+            List<String> events = eventTypes(topic, id.toString());
+            assertThat(events.get(0)).isEqualTo("SubscriptionStarted");
+            assertThat(events.subList(1, events.size())).containsOnly("SubscriptionCanceled").hasSizeBetween(1, 2);
+            assertThat(ofAggregate(topic, id.toString()).stream().skip(1)
+                    .filter(r -> !payload(r).path("cancel_at_period_end").asBoolean())).hasSize(1);
+        }
+    }
+
+    @Test
+    void concurrentUpgradesChargeOnce() throws Exception {
+        UUID id = active("PRO");
+        gateway.answerLate(1, Duration.ofMillis(500));
+        List<Integer> statuses = concurrently(4, i -> given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON)
+                .body("{\"planCode\":\"PREMIUM\"}").when().put("/subscriptions/{id}/plan", id).statusCode());
+
+        // one charges; the others find it in flight (409) or done (422: PREMIUM is not below PREMIUM)
+        assertThat(statuses).containsOnlyOnce(200).allMatch(status -> status == 200 || status == 409 || status == 422);
+        assertThat(chargesOf(id).stream().filter(c -> c.idempotencyKey().equals(ChargeKeys.upgradeCharge(id, 0, "PREMIUM")))).hasSize(1);
+        assertThat(DB.count("select count(*) from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", id)).isOne();
+    }
+
+    private static List<Integer> concurrently(int clients, java.util.function.IntFunction<Integer> request) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            List<Future<Integer>> answers = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                int client = i;
+                answers.add(pool.submit(() -> request.apply(client)));
+            }
+            List<Integer> statuses = new ArrayList<>();
+            for (Future<Integer> answer : answers) {
+                statuses.add(answer.get());
+            }
+            return statuses;
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void aDeclinedUpgradeIsA402AndKeepsThePlan() {
+        UUID id = active("PRO");
+        gateway.decline(1);
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PREMIUM\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(402).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.bot()).when().get("/subscriptions/{id}", id).then().body("planCode", equalTo("PRO"))
+                .body("status", equalTo("ACTIVE"));
+    }
+
+    private UUID active(String plan) {
+        return UUID.fromString(subscribe(user, Snowflakes.random(), plan, key).then().statusCode(201).extract().path("id"));
+    }
+
+    private void settle(UUID paymentId, String paymentKey, boolean succeeded) {
+        try {
+            VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> Payment.<Payment>findById(paymentId).chain(payment -> {
+                Instant at = Instant.now();
+                if (succeeded) {
+                    return payment.succeed(paymentKey, payment.amount, at) ? outcomes.succeeded(payment, at) : io.smallrye.mutiny.Uni.createFrom().voidItem();
+                }
+                return payment.fail(paymentKey, "declined", at) ? outcomes.failed(payment, at) : io.smallrye.mutiny.Uni.createFrom().voidItem();
+            })));
+        } catch (Throwable e) {
+            throw new AssertionError(e);
+        }
+    }
+}
