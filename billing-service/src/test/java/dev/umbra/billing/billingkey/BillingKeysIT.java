@@ -15,6 +15,7 @@ import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
@@ -44,6 +45,8 @@ import org.junit.jupiter.api.Test;
 
 /** Billing keys against devstack and the gateway sandbox: issued, listed masked, deleted once, only by their owner or the bot. */
 @QuarkusTest
+// gateway faults played on purpose: its guard reports each retry at WARN
+@ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
 class BillingKeysIT {
 

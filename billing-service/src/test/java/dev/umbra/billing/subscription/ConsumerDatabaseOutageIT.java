@@ -11,6 +11,7 @@ import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
@@ -30,6 +31,11 @@ import org.junit.jupiter.api.Test;
 
 /** The database goes away while guild events arrive: once it is back, each is applied exactly once, with one event each. */
 @QuarkusTest
+@ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
+@ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
+        message = "Failed to (start a|rollback|commit) transaction")
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed|gauges not refreshed")
+@ExpectedLog(category = "io.quarkus.vertx.core.runtime.VertxCoreRecorder", level = "ERROR", message = "Result is already complete")
 @WithTestResource(value = DevstackResource.class, initArgs = {
         @ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "postgres-proxy", value = "true")})
 class ConsumerDatabaseOutageIT {

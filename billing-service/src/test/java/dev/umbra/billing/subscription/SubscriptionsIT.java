@@ -21,6 +21,7 @@ import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
@@ -49,6 +50,8 @@ import org.junit.jupiter.api.Test;
  * the gateway sandbox, whose own record of charges is what "charged once" is checked against.
  */
 @QuarkusTest
+// gateway faults played on purpose: its guard reports each retry at WARN
+@ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
 class SubscriptionsIT extends PayingUserTest {
 
