@@ -63,6 +63,8 @@ import org.jboss.logging.Logger;
 public class Inbox {
 
     private static final Logger LOG = Logger.getLogger(Inbox.class);
+    /** Races in a row that are normal when two channels replay the same aggregates at once; more is worth a WARN. */
+    private static final int CONFLICTS_BEFORE_WARNING = 5;
 
     private final DeadLetters deadLetters;
     private final InboxMetrics metrics;
@@ -197,7 +199,7 @@ public class Inbox {
                             // Another transaction (another partition, another channel) wrote the same rows first and
                             // ours rolled back whole: run again, and the handler finds what the winner wrote.
                             metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.CONFLICT);
-                            if (transientFailures > 0) {
+                            if (transientFailures + 1 >= CONFLICTS_BEFORE_WARNING) {
                                 warnWaiting(culprit, cause, transientFailures + 1);
                             } else {
                                 LOG.debugf("%s lost a race at %s and runs again: %s", consumer, culprit.position(), rootMessage(cause));
