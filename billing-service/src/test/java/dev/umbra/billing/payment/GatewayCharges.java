@@ -11,12 +11,13 @@ import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.testing.Database;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import java.net.URL;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 
 /** Charges at devstack's gateway sandbox through the service's client, and callbacks signed as the sandbox signs them. */
-public final class GatewayCharges {
+public final class GatewayCharges implements AutoCloseable {
 
     public static final Duration WAIT = Duration.ofSeconds(20);
     public static final Database DB = Database.of("billing");
@@ -30,6 +31,21 @@ public final class GatewayCharges {
     public GatewayCharges(PaymentGatewayClient client) {
         this.client = client;
         this.billingKey = client.issueBillingKey("auth-" + customer, customer).await().atMost(WAIT).billingKey();
+    }
+
+    /** A fresh sandbox (no charges, no faults) that calls {@code webhook} back; {@link #close} stops it. */
+    public static GatewayCharges callingBack(PaymentGatewayClient client, URL webhook) {
+        GatewayCharges charges = new GatewayCharges(client);
+        charges.gateway.reset();
+        charges.gateway.callbackUrl(webhook.toString());
+        return charges;
+    }
+
+    /** No more callbacks to this service (the next test class's may listen on another port), no charges or faults left. */
+    @Override
+    public void close() {
+        gateway.callbackUrl(null);
+        gateway.reset();
     }
 
     public PaymentGatewaySandbox sandbox() {

@@ -12,7 +12,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
-import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.devstack.PaymentGatewaySandbox.Callback;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
@@ -22,50 +21,25 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
-import jakarta.inject.Inject;
 import java.net.URL;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The gateway's signed callbacks, from devstack's sandbox (and forged ones), against the service's intake. */
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
-class PaymentCallbackIT {
-
-    @Inject
-    PaymentGatewayClient client;
-
-    @TestHTTPResource(GatewayCharges.WEBHOOK)
-    URL webhook;
+class PaymentCallbackIT extends SandboxCallingBack {
 
     @TestHTTPResource(value = "/metrics", management = true)
     URL metrics;
-
-    private GatewayCharges gateway;
-    private PaymentGatewaySandbox sandbox;
-
-    @BeforeEach
-    void callbacksToThisService() {
-        gateway = new GatewayCharges(client);
-        sandbox = gateway.sandbox();
-        sandbox.reset();
-        sandbox.callbackUrl(webhook.toString());
-    }
-
-    @AfterEach
-    void noMoreCallbacks() {
-        sandbox.callbackUrl(null);
-        sandbox.reset();
-    }
 
     @Test
     void aCallbackSettlesThePaymentByItsOrderIdWhenItsKeyIsNotStoredYet() {
@@ -137,6 +111,28 @@ class PaymentCallbackIT {
         assertThat(webhookEvents(paymentKey)).isEqualTo(1);
         assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
         assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+    }
+
+    @Test
+    void aDeliveryWhoseApplyWasCutShortIsAppliedByTheNextOne() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        sandbox.loseCallbacks(1);
+        String paymentKey = gateway.chargeAccepted(payment);
+        String body = GatewayCharges.callbackBody(sandbox.chargesOf(payment.orderId()).get(0), "DONE");
+        // what a fault between recording the event and applying it leaves: the key taken, the event claimed, the payment untouched
+        UUID event = UUID.randomUUID();
+        PaymentRows.execute("insert into webhook_event_key values ('payment-gateway', ?, ?, now())", paymentKey + ":DONE", event);
+        PaymentRows.execute("insert into webhook_events (id, received_at, provider, provider_event_id, event_type, payload, status, attempts) "
+                + "select event_id, received_at, provider, provider_event_id, 'PAYMENT_STATUS_CHANGED', cast(? as jsonb), 'processing', 1 "
+                + "from webhook_event_key where event_id = ?", "{\"paymentKey\":\"" + paymentKey + "\"}", event);
+
+        gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("completed"));
+        gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("completed"));
+
+        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(webhookKeys(paymentKey)).isEqualTo(1);
+        assertThat(DB.text("select status || ' ' || attempts from webhook_events where id = ?", event)).isEqualTo("completed 2");
     }
 
     @Test
