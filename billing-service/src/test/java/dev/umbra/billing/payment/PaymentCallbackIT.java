@@ -59,6 +59,19 @@ class PaymentCallbackIT extends SandboxCallingBack {
     }
 
     @Test
+    void eventsLandInTheirMonthsPartitionAndMonthsAheadAreReady() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        String paymentKey = gateway.chargeAccepted(payment);
+        await().atMost(WAIT).until(() -> webhookEvents(paymentKey) == 1);
+
+        String month = java.time.YearMonth.now(java.time.ZoneOffset.UTC).format(java.time.format.DateTimeFormatter.ofPattern("yyyy_MM"));
+        assertThat(DB.text("select tableoid::regclass::text from webhook_events where payload ->> 'paymentKey' = ?", paymentKey))
+                .isEqualTo("webhook_events_" + month);
+        assertThat(DB.count("select count(*) from pg_inherits where inhparent = 'webhook_events'::regclass")).isGreaterThanOrEqualTo(5);
+        assertThat(DB.count("select ensure_webhook_events_partitions(3)")).isZero();
+    }
+
+    @Test
     void aDeclinedChargeFailsThePaymentOnce() {
         PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
         sandbox.decline(1);
