@@ -136,7 +136,7 @@ public class PaymentReconciliation implements WorkHandler {
         Map<Result, Integer> results = new EnumMap<>(Result.class);
         int[] unreachable = {0};
         return pages(started, tried, results, unreachable)
-                .chain(() -> pool.preparedQuery(OLDEST).execute())
+                .chain(() -> pool.withConnection(connection -> connection.preparedQuery(OLDEST).execute()))
                 .map(rows -> {
                     OffsetDateTime oldest = rows.iterator().next().getOffsetDateTime("oldest");
                     metrics.oldestInProgress(oldest == null ? null : oldest.toInstant());
@@ -153,7 +153,8 @@ public class PaymentReconciliation implements WorkHandler {
 
     private Uni<Void> pages(Instant started, Set<UUID> tried, Map<Result, Integer> results, int[] unreachable) {
         Tuple page = Tuple.of(utc(started.minus(settings.settleAfter())), tried.toArray(UUID[]::new), settings.pageSize());
-        return pool.preparedQuery(PAGE).execute(page).chain(rows -> {
+        // on a connection of its own, not pool.preparedQuery: see WebhookEvents
+        return pool.withConnection(connection -> connection.preparedQuery(PAGE).execute(page)).chain(rows -> {
             List<Candidate> candidates = new ArrayList<>();
             for (Row row : rows) {
                 candidates.add(new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("external_payment_key"),

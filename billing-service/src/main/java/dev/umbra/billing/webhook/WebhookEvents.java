@@ -18,6 +18,10 @@ import java.util.UUID;
  * {@code webhook_event_key}, which makes (provider, provider event id) unique across partitions: both
  * rows are written in one transaction, and a redelivery finds the key taken and gets the first
  * delivery's row instead of a second one.
+ *
+ * <p>Statements take a connection explicitly ({@code withConnection}) rather than running on the pool
+ * ({@code pool.preparedQuery}): while the database is unreachable the latter leaves a timer behind that
+ * later fails a completed promise, an uncaught error (vertx-sql-client issue 1706).
  */
 @ApplicationScoped
 class WebhookEvents {
@@ -88,7 +92,8 @@ class WebhookEvents {
      * is one whose apply was cut short). False when it was finished meanwhile.
      */
     Uni<Boolean> claim(Recorded event) {
-        return pool.preparedQuery(CLAIM).execute(Tuple.of(event.id(), event.receivedAt())).map(rows -> rows.rowCount() == 1);
+        return pool.withConnection(connection -> connection.preparedQuery(CLAIM).execute(Tuple.of(event.id(), event.receivedAt())))
+                .map(rows -> rows.rowCount() == 1);
     }
 
     /** Finishes a claimed event in the caller's Hibernate Reactive transaction (the one that applied it). */
@@ -101,12 +106,14 @@ class WebhookEvents {
 
     /** Finishes a claimed event on its own, when the transaction that applied it rolled back (it lost a race). */
     Uni<Void> finishApart(Recorded event, String status, String result, Instant at) {
-        return pool.preparedQuery(FINISH_APART).execute(Tuple.of(event.id(), event.receivedAt(), status, result, utc(at))).replaceWithVoid();
+        return pool.withConnection(connection -> connection.preparedQuery(FINISH_APART)
+                .execute(Tuple.of(event.id(), event.receivedAt(), status, result, utc(at)))).replaceWithVoid();
     }
 
     /** Creates the monthly partitions from this month to {@code monthsAhead} later that are missing; returns how many. */
     Uni<Integer> ensurePartitions(int monthsAhead) {
-        return pool.preparedQuery(ENSURE_PARTITIONS).execute(Tuple.of(monthsAhead)).map(rows -> rows.iterator().next().getInteger("created"));
+        return pool.withConnection(connection -> connection.preparedQuery(ENSURE_PARTITIONS).execute(Tuple.of(monthsAhead)))
+                .map(rows -> rows.iterator().next().getInteger("created"));
     }
 
     private static OffsetDateTime utc(Instant at) {
