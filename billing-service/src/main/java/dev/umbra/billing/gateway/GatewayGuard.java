@@ -1,5 +1,6 @@
 package dev.umbra.billing.gateway;
 
+import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import io.smallrye.mutiny.Uni;
 import java.time.Duration;
@@ -17,12 +18,20 @@ public final class GatewayGuard {
     private final TypedGuard<Uni<Object>> circuitBreaker;
     private final TypedGuard<Uni<Object>> retry;
     private final SlowCalls slowCalls;
+    private final Supplier<CircuitBreakerState> state;
 
-    GatewayGuard(String name, TypedGuard<Uni<Object>> circuitBreaker, TypedGuard<Uni<Object>> retry, SlowCalls slowCalls) {
+    GatewayGuard(String name, TypedGuard<Uni<Object>> circuitBreaker, TypedGuard<Uni<Object>> retry, SlowCalls slowCalls,
+            Supplier<CircuitBreakerState> state) {
         this.name = name;
         this.circuitBreaker = circuitBreaker;
         this.retry = retry;
         this.slowCalls = slowCalls;
+        this.state = state;
+    }
+
+    /** True while the circuit refuses calls (a job may then skip a round rather than have every call refused). */
+    public boolean circuitOpen() {
+        return state.get() == CircuitBreakerState.OPEN;
     }
 
     public String name() {

@@ -74,7 +74,7 @@ public class GatewayGuards {
                 .build();
         SlowCalls slowCalls = new SlowCalls(client.slowCallThreshold(), circuit.window());
         registry.gauge("umbra.payment_gateway.slow_call_rate", Tags.of("name", name), slowCalls, SlowCalls::rate);
-        return new GatewayGuard(name, breaker, retried, slowCalls);
+        return new GatewayGuard(name, breaker, retried, slowCalls, state::get);
     }
 
     private static boolean surelyNotArrived(Throwable error) {

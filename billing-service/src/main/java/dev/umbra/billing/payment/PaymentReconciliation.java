@@ -1,0 +1,228 @@
+package dev.umbra.billing.payment;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.umbra.billing.gateway.GatewayGuard;
+import dev.umbra.billing.gateway.GatewayGuards;
+import dev.umbra.billing.gateway.PaymentGatewayClient;
+import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayPayment;
+import dev.umbra.billing.payment.PaymentSettlement.Result;
+import dev.umbra.billing.payment.PaymentSettlement.Source;
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.vertx.VertxContextSupport;
+import io.smallrye.common.annotation.Identifier;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+
+/**
+ * Settles the payments no callback settled: every {@code billing.reconciliation.interval}, the
+ * IN_PROGRESS payments older than {@code settle-after}, oldest first, are looked up at the gateway —
+ * by payment key when it is known, else by order id (matching the amount) — and settled one per
+ * transaction through {@link PaymentSettlement}. A payment the gateway has never heard of fails (the
+ * charge never arrived); one it still reports pending waits for the next run, until
+ * {@code pending-window} after its attempt, and then fails.
+ *
+ * <p>Runs are one item of the {@value #QUEUE} work queue, leased by one replica at a time and put back
+ * in line for the next run by each run. A run that outlives its lease may overlap another replica's:
+ * harmless, since every settlement is guarded by the payment's version.
+ *
+ * <p>Pages: always the first page of IN_PROGRESS payments minus the ids already tried in this run, so
+ * that settling payments (which leave the set) never makes a page skip one, and a payment left pending
+ * is tried once per run.
+ */
+@ApplicationScoped
+public class PaymentReconciliation implements WorkHandler {
+
+    static final String QUEUE = "payment-reconciliation";
+    static final String RUN = "run";
+
+    private static final Logger LOG = Logger.getLogger(PaymentReconciliation.class);
+
+    private static final String PAGE = """
+            select id, order_id, external_payment_key, amount, attempted_at from payment
+            where status = 'IN_PROGRESS' and attempted_at <= $1 and id <> all($2)
+            order by created_at, id
+            limit $3""";
+    private static final String OLDEST = "select min(attempted_at) as oldest from payment where status = 'IN_PROGRESS'";
+
+    /** What a run did, by result; {@code unreachable}: payments whose look-up or settlement failed (tried again next run). */
+    public record RunSummary(int examined, Map<Result, Integer> results, int unreachable) {
+        public int count(Result result) {
+            return results.getOrDefault(result, 0);
+        }
+    }
+
+    private record Candidate(UUID id, String orderId, String paymentKey, long amount, Instant attemptedAt) {
+    }
+
+    private final Pool pool;
+    private final PaymentGatewayClient gateway;
+    private final PaymentSettlement settlement;
+    private final PaymentMetrics metrics;
+    private final ReconciliationSettings settings;
+    private final GatewayGuard lookups;
+    private final Clock clock;
+    private final WorkQueue queue;
+
+    PaymentReconciliation(Pool pool, PaymentGatewayClient gateway, PaymentSettlement settlement, PaymentMetrics metrics,
+            ReconciliationSettings settings, @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock, WorkQueues queues) {
+        this.pool = pool;
+        this.gateway = gateway;
+        this.settlement = settlement;
+        this.metrics = metrics;
+        this.settings = settings;
+        this.lookups = lookups;
+        this.clock = clock;
+        this.queue = queues.queue(QUEUE);
+    }
+
+    /** The run item exists from the first start on; an item already there (leased by another replica, or waiting) is left alone. */
+    void scheduleRuns(@Observes StartupEvent started) throws Throwable {
+        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
+                () -> queue.enqueue(RUN, JsonNodeFactory.instance.objectNode(), clock.instant())));
+    }
+
+    @Override
+    public String queue() {
+        return QUEUE;
+    }
+
+    /** No run while the look-up circuit is open: every look-up would be refused. */
+    @Override
+    public boolean ready() {
+        return !lookups.circuitOpen();
+    }
+
+    @Override
+    public Uni<Outcome> handle(WorkItem item) {
+        Instant next = clock.instant().plus(settings.interval());
+        return reconcile()
+                .map(summary -> (Outcome) Outcome.deferred("next run", next))
+                .onFailure().recoverWithItem(error -> Outcome.unavailable("run failed: " + error, next));
+    }
+
+    /** One round of the work queue by hand: claims the run item if it is due and no other replica holds it; returns 1 if it ran. */
+    public Uni<Integer> runOnce() {
+        return queue.runOnce(this);
+    }
+
+    /** One run, whoever holds the lease (the work queue calls it; tests call it to play two replicas whose leases overlap). */
+    public Uni<RunSummary> reconcile() {
+        Instant started = clock.instant();
+        Set<UUID> tried = new HashSet<>();
+        Map<Result, Integer> results = new EnumMap<>(Result.class);
+        int[] unreachable = {0};
+        return pages(started, tried, results, unreachable)
+                .chain(() -> pool.withConnection(connection -> connection.preparedQuery(OLDEST).execute()))
+                .map(rows -> {
+                    OffsetDateTime oldest = rows.iterator().next().getOffsetDateTime("oldest");
+                    metrics.oldestInProgress(oldest == null ? null : oldest.toInstant());
+                    RunSummary summary = new RunSummary(tried.size(), Map.copyOf(results), unreachable[0]);
+                    log(summary, oldest);
+                    metrics.reconciliationRun(true);
+                    return summary;
+                })
+                .onFailure().invoke(error -> {
+                    metrics.reconciliationRun(false);
+                    LOG.warnf("payment reconciliation: run failed after %d payments, the next run carries on: %s", tried.size(), error.toString());
+                });
+    }
+
+    private Uni<Void> pages(Instant started, Set<UUID> tried, Map<Result, Integer> results, int[] unreachable) {
+        Tuple page = Tuple.of(utc(started.minus(settings.settleAfter())), tried.toArray(UUID[]::new), settings.pageSize());
+        // on a connection of its own, not pool.preparedQuery: see WebhookEvents
+        return pool.withConnection(connection -> connection.preparedQuery(PAGE).execute(page)).chain(rows -> {
+            List<Candidate> candidates = new ArrayList<>();
+            for (Row row : rows) {
+                candidates.add(new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("external_payment_key"),
+                        row.getLong("amount"), row.getOffsetDateTime("attempted_at").toInstant()));
+            }
+            if (candidates.isEmpty()) {
+                return Uni.createFrom().voidItem();
+            }
+            candidates.forEach(candidate -> tried.add(candidate.id()));
+            return Multi.createFrom().iterable(candidates)
+                    .onItem().transformToUniAndConcatenate(candidate -> reconcile(candidate)
+                            .invoke(result -> results.merge(result, 1, Integer::sum))
+                            .onFailure().invoke(error -> {
+                                unreachable[0]++;
+                                LOG.debugf("payment %s not reconciled in this run: %s", candidate.id(), error.toString());
+                            })
+                            .onFailure().recoverWithNull())
+                    .collect().last()
+                    .chain(() -> pages(started, tried, results, unreachable));
+        });
+    }
+
+    private Uni<Result> reconcile(Candidate payment) {
+        Uni<List<GatewayPayment>> found = payment.paymentKey() != null
+                ? gateway.find(payment.paymentKey()).map(one -> one.map(List::of).orElse(List.of()))
+                : gateway.listByOrder(payment.orderId());
+        return found.chain(reports -> {
+            if (reports.isEmpty()) {
+                return settlement.failUnconfirmed(payment.id(), "the gateway has no payment for this attempt: the charge never arrived",
+                        Source.RECONCILIATION);
+            }
+            GatewayReport report = GatewayReport.of(bestMatch(reports, payment.amount()));
+            if (report.verdict() == GatewayReport.Verdict.PENDING) {
+                if (clock.instant().isAfter(payment.attemptedAt().plus(settings.pendingWindow()))) {
+                    return settlement.failUnconfirmed(payment.id(), "still pending at the gateway " + settings.pendingWindow()
+                            + " after the attempt", Source.RECONCILIATION);
+                }
+                metrics.settled(Result.PENDING, Source.RECONCILIATION);
+                return Uni.createFrom().item(Result.PENDING);
+            }
+            return settlement.apply(payment.id(), report, Source.RECONCILIATION);
+        });
+    }
+
+    /** Of an order's gateway payments: a DONE one of the asked amount, else any DONE one (a mismatch), else a pending one, else any. */
+    private static GatewayPayment bestMatch(List<GatewayPayment> reports, long amount) {
+        return reports.stream().min(Comparator.comparingInt(p -> {
+            GatewayReport.Verdict verdict = GatewayReport.of(p).verdict();
+            if (verdict == GatewayReport.Verdict.PAID) {
+                return p.amount() == amount ? 0 : 1;
+            }
+            return verdict == GatewayReport.Verdict.PENDING ? 2 : 3;
+        })).orElseThrow();
+    }
+
+    private static void log(RunSummary summary, OffsetDateTime oldest) {
+        if (summary.examined() == 0) {
+            LOG.debugf("payment reconciliation: nothing to reconcile; oldest IN_PROGRESS attempted at %s", oldest);
+            return;
+        }
+        LOG.infof("payment reconciliation: %d payment(s) examined: %d succeeded, %d failed (%d amount mismatch), %d left pending, "
+                        + "%d found settled, %d lost the race to a callback or another run, %d not reachable; oldest IN_PROGRESS attempted at %s",
+                summary.examined(), summary.count(Result.SUCCEEDED), summary.count(Result.FAILED) + summary.count(Result.AMOUNT_MISMATCH),
+                summary.count(Result.AMOUNT_MISMATCH), summary.count(Result.PENDING),
+                summary.count(Result.ALREADY_SETTLED), summary.count(Result.LOST_RACE), summary.unreachable(), oldest == null ? "(none left)" : oldest);
+    }
+
+    private static OffsetDateTime utc(Instant instant) {
+        return instant.atOffset(ZoneOffset.UTC);
+    }
+}

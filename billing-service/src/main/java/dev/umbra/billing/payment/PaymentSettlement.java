@@ -1,0 +1,160 @@
+package dev.umbra.billing.payment;
+
+import dev.umbra.platform.storage.StorageFaults;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * Settles an IN_PROGRESS payment from what the gateway reports, whoever brings the report: the
+ * gateway's callback or the reconciliation job. One transaction: the payment changes (its version
+ * guards it), {@link PaymentOutcomes} is told once, and the caller's own bookkeeping is written. When
+ * two reports race, the second finds the payment settled, or its commit finds the version moved and
+ * rolls back entirely; either way it changes nothing and is only counted and logged at DEBUG.
+ *
+ * <p>A DONE report whose amount is not the payment's is never taken as a success: the payment FAILS
+ * with the difference in its failure message and a WARN (the gateway took money we did not ask for;
+ * it is to be refunded, not kept). A DONE report for a payment already FAILED is a WARN too: money
+ * was taken for an attempt we gave up on.
+ */
+@ApplicationScoped
+public class PaymentSettlement {
+
+    /** Who brought the report. */
+    public enum Source {
+        CALLBACK, RECONCILIATION
+    }
+
+    public enum Result {
+        SUCCEEDED, FAILED, AMOUNT_MISMATCH,
+        /** The gateway has no result yet: nothing changed. */
+        PENDING,
+        /** Settled before, by the other path or an earlier report. */
+        ALREADY_SETTLED,
+        /** Another transaction settled it between our read and our commit (optimistic lock). */
+        LOST_RACE,
+        /** No payment has this payment key or order id. */
+        NO_SUCH_PAYMENT,
+        /** The payment is bound to another gateway payment than the one reported. */
+        OTHER_PAYMENT,
+        UNKNOWN_STATUS;
+
+        private static final Set<Result> CHANGES = EnumSet.of(SUCCEEDED, FAILED, AMOUNT_MISMATCH);
+
+        public boolean changedPayment() {
+            return CHANGES.contains(this);
+        }
+    }
+
+    private static final Logger LOG = Logger.getLogger(PaymentSettlement.class);
+
+    /**
+     * Looked up when a payment settles rather than injected directly: the implementation belongs to
+     * the subscriptions, and this package must build and start without it.
+     */
+    private final Instance<PaymentOutcomes> outcomes;
+    private final PaymentMetrics metrics;
+    private final Clock clock;
+
+    PaymentSettlement(Instance<PaymentOutcomes> outcomes, PaymentMetrics metrics, Clock clock) {
+        this.outcomes = outcomes;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    /**
+     * Applies a report to the payment with its payment key or, when no payment has the key yet (the
+     * callback came before the charge's answer was stored, or the answer never came), with its order
+     * id. {@code inTransaction} runs in the same transaction once the result is known.
+     */
+    public Uni<Result> apply(GatewayReport report, Source source, Function<Result, Uni<Void>> inTransaction) {
+        Supplier<Uni<Payment>> find = () -> Payment.<Payment>find("externalPaymentKey", report.paymentKey()).firstResult()
+                .chain(byKey -> byKey != null || report.orderId() == null ? Uni.createFrom().item(byKey)
+                        : Payment.<Payment>find("orderId", report.orderId()).firstResult());
+        return settle(find, report, payment -> decide(payment, report), source, inTransaction)
+                .invoke(result -> LOG.debugf("gateway report %s %s (order %s) via %s: %s", report.paymentKey(), report.status(),
+                        report.orderId(), source, result));
+    }
+
+    /** Applies a report the reconciliation job asked for about the payment {@code paymentId}. */
+    public Uni<Result> apply(UUID paymentId, GatewayReport report, Source source) {
+        return settle(() -> Payment.findById(paymentId), report, payment -> decide(payment, report), source, result -> Uni.createFrom().voidItem())
+                .invoke(result -> LOG.debugf("payment %s, gateway report %s %s via %s: %s", paymentId, report.paymentKey(),
+                        report.status(), source, result));
+    }
+
+    /** Fails a payment the gateway cannot confirm: it never received the charge, or the charge stayed pending too long. */
+    public Uni<Result> failUnconfirmed(UUID paymentId, String reason, Source source) {
+        return settle(() -> Payment.findById(paymentId), null, payment -> {
+            payment.fail(null, reason, clock.instant());
+            return Result.FAILED;
+        }, source, result -> Uni.createFrom().voidItem())
+                .invoke(result -> LOG.debugf("payment %s unconfirmed (%s) via %s: %s", paymentId, reason, source, result));
+    }
+
+    private Uni<Result> settle(Supplier<Uni<Payment>> find, GatewayReport report, Function<Payment, Result> decide, Source source,
+            Function<Result, Uni<Void>> inTransaction) {
+        return Panache.withTransaction(() -> find.get().chain(payment -> {
+                    Instant at = clock.instant();
+                    Result result = payment == null ? Result.NO_SUCH_PAYMENT : payment.settled() ? alreadySettled(payment, report) : decide.apply(payment);
+                    Uni<Void> told = switch (result) {
+                        case SUCCEEDED -> outcomes.get().succeeded(payment, at);
+                        case FAILED, AMOUNT_MISMATCH -> outcomes.get().failed(payment, at);
+                        default -> Uni.createFrom().voidItem();
+                    };
+                    return told.chain(() -> inTransaction.apply(result)).replaceWith(result);
+                }))
+                .onFailure(StorageFaults::lostRace).recoverWithItem(Result.LOST_RACE)
+                .invoke(result -> metrics.settled(result, source));
+    }
+
+    private static Result alreadySettled(Payment payment, GatewayReport report) {
+        if (report != null && payment.status == PaymentStatus.FAILED && report.verdict() == GatewayReport.Verdict.PAID
+                && (payment.externalPaymentKey == null || payment.externalPaymentKey.equals(report.paymentKey()))) {
+            LOG.warnf("payment %s FAILED, yet the gateway reports gateway payment %s DONE for %d: the charge is to be refunded", payment.id,
+                    report.paymentKey(), report.amount());
+        }
+        return Result.ALREADY_SETTLED;
+    }
+
+    /** Changes the IN_PROGRESS {@code payment} as the report says, and says how. */
+    private Result decide(Payment payment, GatewayReport report) {
+        if (payment.externalPaymentKey != null && !payment.externalPaymentKey.equals(report.paymentKey())) {
+            LOG.warnf("payment %s is bound to gateway payment %s, but a report names %s for its order %s: not applied", payment.id,
+                    payment.externalPaymentKey, report.paymentKey(), payment.orderId);
+            return Result.OTHER_PAYMENT;
+        }
+        Instant at = clock.instant();
+        return switch (report.verdict()) {
+            case PAID -> {
+                if (report.amount() == payment.amount) {
+                    payment.succeed(report.paymentKey(), report.amount(), at);
+                    yield Result.SUCCEEDED;
+                }
+                LOG.warnf("payment %s: the gateway charged %d for gateway payment %s, %d was asked; failed, the charge is to be refunded",
+                        payment.id, report.amount(), report.paymentKey(), payment.amount);
+                payment.fail(report.paymentKey(), "AMOUNT_MISMATCH: the gateway charged " + report.amount() + ", " + payment.amount + " was asked", at);
+                yield Result.AMOUNT_MISMATCH;
+            }
+            case NOT_PAID -> {
+                payment.fail(report.paymentKey(), "the gateway reports " + report.status(), at);
+                yield Result.FAILED;
+            }
+            case PENDING -> Result.PENDING;
+            case UNKNOWN -> {
+                LOG.warnf("payment %s: the gateway reports a status this service does not know (%s); left IN_PROGRESS", payment.id,
+                        report.status());
+                yield Result.UNKNOWN_STATUS;
+            }
+        };
+    }
+}

@@ -1,0 +1,32 @@
+package dev.umbra.billing.payment;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Min;
+import java.time.Duration;
+
+/** {@code billing.reconciliation.*}; the work queue's own settings are {@code umbra.work-queue.payment-reconciliation.*}. */
+@ConfigMapping(prefix = "billing.reconciliation")
+public interface ReconciliationSettings {
+
+    /** From the start of one run to the next. */
+    @WithDefault("PT1M")
+    Duration interval();
+
+    /**
+     * A payment younger than this is left alone: its charge call may still be under way, and "the
+     * gateway has nothing for this order" would wrongly fail it. Longer than the worst charge call
+     * (about 5 s with retries) plus the time to store its answer.
+     */
+    @WithDefault("PT30S")
+    Duration settleAfter();
+
+    /** A payment the gateway still reports pending this long after its attempt is failed. */
+    @WithDefault("PT5M")
+    Duration pendingWindow();
+
+    /** Payments read per page (always the first page of those not yet tried in the run). */
+    @WithDefault("20")
+    @Min(1)
+    int pageSize();
+}

@@ -1,0 +1,105 @@
+package dev.umbra.billing.payment;
+
+import static io.restassured.RestAssured.given;
+
+import dev.umbra.billing.gateway.ChargeOutcome;
+import dev.umbra.billing.gateway.PaymentGatewayClient;
+import dev.umbra.billing.gateway.PaymentGatewayClient.ChargeRequest;
+import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.PaymentGatewaySandbox;
+import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
+import dev.umbra.testing.Database;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import java.net.URL;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+/** Charges at devstack's gateway sandbox through the service's client, and callbacks signed as the sandbox signs them. */
+public final class GatewayCharges implements AutoCloseable {
+
+    public static final Duration WAIT = Duration.ofSeconds(20);
+    public static final Database DB = Database.of("billing");
+    public static final String WEBHOOK = "/webhooks/payment-gateway";
+
+    private final PaymentGatewaySandbox gateway = Devstack.shared().paymentGateway();
+    private final PaymentGatewayClient client;
+    private final String customer = "customer-" + UUID.randomUUID();
+    private final String billingKey;
+
+    public GatewayCharges(PaymentGatewayClient client) {
+        this.client = client;
+        this.billingKey = client.issueBillingKey("auth-" + customer, customer).await().atMost(WAIT).billingKey();
+    }
+
+    /** A fresh sandbox (no charges, no faults) that calls {@code webhook} back; {@link #close} stops it. */
+    public static GatewayCharges callingBack(PaymentGatewayClient client, URL webhook) {
+        GatewayCharges charges = new GatewayCharges(client);
+        charges.gateway.reset();
+        charges.gateway.callbackUrl(webhook.toString());
+        return charges;
+    }
+
+    /** No more callbacks to this service (the next test class's may listen on another port), no charges or faults left. */
+    @Override
+    public void close() {
+        gateway.callbackUrl(null);
+        gateway.reset();
+    }
+
+    public PaymentGatewaySandbox sandbox() {
+        return gateway;
+    }
+
+    /** Charges the first charge's order at the gateway, as the subscriptions would. */
+    public ChargeOutcome charge(PaymentRows.FirstCharge payment) {
+        return charge(payment.orderId(), payment.amount());
+    }
+
+    public ChargeOutcome charge(String orderId, long amount) {
+        return client.charge(new ChargeRequest(billingKey, customer, orderId, "idem-" + orderId, amount, "PRO")).await().atMost(WAIT);
+    }
+
+    /** The key of an accepted charge. */
+    public String chargeAccepted(PaymentRows.FirstCharge payment) {
+        return ((ChargeOutcome.Accepted) charge(payment)).paymentKey();
+    }
+
+    /** The body the sandbox sends for a charge in {@code status}. */
+    public static String callbackBody(Charge charge, String status) {
+        return "{\"eventType\":\"PAYMENT_STATUS_CHANGED\",\"data\":{\"paymentKey\":\"" + charge.paymentKey() + "\",\"orderId\":\"" + charge.orderId()
+                + "\",\"status\":\"" + status + "\",\"totalAmount\":" + charge.amount() + ",\"requestedAt\":\"" + charge.requestedAt() + "\"}}";
+    }
+
+    /** Posts a callback signed with the gateway's secret, dated {@code at}. */
+    public Response deliver(String body, Instant at) {
+        String timestamp = Long.toString(at.getEpochSecond());
+        return given().contentType(ContentType.JSON)
+                .header(PaymentGatewaySandbox.TIMESTAMP_HEADER, timestamp)
+                .header(PaymentGatewaySandbox.SIGNATURE_HEADER, "v1=" + gateway.sign(timestamp + "." + body))
+                .body(body).when().post(WEBHOOK);
+    }
+
+    public static String status(UUID paymentId) {
+        return DB.text("select status from payment where id = ?", paymentId);
+    }
+
+    /** How many times the payment row changed (each settlement is one). */
+    public static long paymentChanges(UUID paymentId) {
+        return DB.count("select version from payment where id = ?", paymentId);
+    }
+
+    /** How many outcomes reached the subscription: each one changes its row once (SubscriptionPayments). */
+    public static long outcomes(UUID subscriptionId) {
+        return DB.count("select version from subscription where id = ?", subscriptionId);
+    }
+
+    public static long webhookEvents(String paymentKey) {
+        return DB.count("select count(*) from webhook_events where payload ->> 'paymentKey' = ?", paymentKey);
+    }
+
+    public static long webhookKeys(String paymentKey) {
+        return DB.count("select count(*) from webhook_event_key where provider_event_id like ?", paymentKey + ":%");
+    }
+}

@@ -1,0 +1,205 @@
+package dev.umbra.billing.payment;
+
+import static dev.umbra.billing.payment.GatewayCharges.DB;
+import static dev.umbra.billing.payment.GatewayCharges.WAIT;
+import static dev.umbra.billing.payment.GatewayCharges.outcomes;
+import static dev.umbra.billing.payment.GatewayCharges.paymentChanges;
+import static dev.umbra.billing.payment.GatewayCharges.status;
+import static dev.umbra.billing.payment.GatewayCharges.webhookEvents;
+import static dev.umbra.billing.payment.GatewayCharges.webhookKeys;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.umbra.devstack.PaymentGatewaySandbox;
+import dev.umbra.devstack.PaymentGatewaySandbox.Callback;
+import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
+import dev.umbra.testing.DevstackResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import java.net.URL;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/** The gateway's signed callbacks, from devstack's sandbox (and forged ones), against the service's intake. */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+class PaymentCallbackIT extends SandboxCallingBack {
+
+    @TestHTTPResource(value = "/metrics", management = true)
+    URL metrics;
+
+    @Test
+    void aCallbackSettlesThePaymentByItsOrderIdWhenItsKeyIsNotStoredYet() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        String paymentKey = gateway.chargeAccepted(payment);
+
+        await().atMost(WAIT).until(() -> status(payment.paymentId()).equals("SUCCEEDED"));
+        assertThat(DB.text("select external_payment_key from payment where id = ?", payment.paymentId())).isEqualTo(paymentKey);
+        assertThat(DB.count("select paid_amount from payment where id = ?", payment.paymentId())).isEqualTo(9_900);
+        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(DB.text("select status from subscription where id = ?", payment.subscriptionId())).isEqualTo("ACTIVE");
+        await().atMost(WAIT).until(() -> sandbox.callbacks().stream().anyMatch(c -> c.paymentKey().equals(paymentKey) && c.answer() == 200));
+        assertThat(DB.text("select status || ' ' || result || ' ' || attempts from webhook_events where payload ->> 'paymentKey' = ?", paymentKey))
+                .isEqualTo("completed SUCCEEDED 1");
+        assertThat(webhookKeys(paymentKey)).isEqualTo(1);
+    }
+
+    @Test
+    void eventsLandInTheirMonthsPartitionAndMonthsAheadAreReady() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        String paymentKey = gateway.chargeAccepted(payment);
+        await().atMost(WAIT).until(() -> webhookEvents(paymentKey) == 1);
+
+        String month = java.time.YearMonth.now(java.time.ZoneOffset.UTC).format(java.time.format.DateTimeFormatter.ofPattern("yyyy_MM"));
+        assertThat(DB.text("select tableoid::regclass::text from webhook_events where payload ->> 'paymentKey' = ?", paymentKey))
+                .isEqualTo("webhook_events_" + month);
+        assertThat(DB.count("select count(*) from pg_inherits where inhparent = 'webhook_events'::regclass")).isGreaterThanOrEqualTo(5);
+        assertThat(DB.count("select ensure_webhook_events_partitions(3)")).isZero();
+    }
+
+    @Test
+    void aDeclinedChargeFailsThePaymentOnce() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        sandbox.decline(1);
+        gateway.charge(payment);
+
+        await().atMost(WAIT).until(() -> status(payment.paymentId()).equals("FAILED"));
+        assertThat(DB.text("select failure_message from payment where id = ?", payment.paymentId())).contains("ABORTED");
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(DB.text("select status from subscription where id = ?", payment.subscriptionId())).isEqualTo("CANCELED");
+    }
+
+    @Test
+    void aDuplicatedCallbackIsRecordedOnceAndAppliedOnce() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        sandbox.duplicateCallbacks(1);
+        String paymentKey = gateway.chargeAccepted(payment);
+
+        await().atMost(WAIT).until(() -> sandbox.callbacks().stream().filter(c -> c.paymentKey().equals(paymentKey)).count() == 2);
+        assertThat(sandbox.callbacks()).filteredOn(c -> c.paymentKey().equals(paymentKey)).extracting(Callback::answer).containsOnly(200);
+        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(webhookKeys(paymentKey)).isEqualTo(1);
+        assertThat(webhookEvents(paymentKey)).isEqualTo(1);
+        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        given().get(metrics).then().statusCode(200)
+                .body(org.hamcrest.Matchers.containsString("umbra_billing_webhook_duplicates_total{provider=\"payment-gateway\"}"));
+    }
+
+    @Test
+    void oneCallbackDeliveredManyTimesAtOnceIsAppliedOnce() throws Exception {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        sandbox.loseCallbacks(1);
+        String paymentKey = gateway.chargeAccepted(payment);
+        String body = GatewayCharges.callbackBody(sandbox.chargesOf(payment.orderId()).get(0), "DONE");
+
+        ExecutorService senders = Executors.newFixedThreadPool(8);
+        List<Callable<Integer>> deliveries = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            deliveries.add(() -> gateway.deliver(body, Instant.now()).statusCode());
+        }
+        List<Integer> answers = new ArrayList<>();
+        for (Future<Integer> answer : senders.invokeAll(deliveries)) {
+            answers.add(answer.get());
+        }
+        senders.shutdown();
+
+        assertThat(answers).containsOnly(200);
+        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(webhookKeys(paymentKey)).isEqualTo(1);
+        assertThat(webhookEvents(paymentKey)).isEqualTo(1);
+        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+    }
+
+    @Test
+    void aDeliveryWhoseApplyWasCutShortIsAppliedByTheNextOne() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        sandbox.loseCallbacks(1);
+        String paymentKey = gateway.chargeAccepted(payment);
+        String body = GatewayCharges.callbackBody(sandbox.chargesOf(payment.orderId()).get(0), "DONE");
+        // what a fault between recording the event and applying it leaves: the key taken, the event claimed, the payment untouched
+        UUID event = UUID.randomUUID();
+        PaymentRows.execute("insert into webhook_event_key values ('payment-gateway', ?, ?, now())", paymentKey + ":DONE", event);
+        PaymentRows.execute("insert into webhook_events (id, received_at, provider, provider_event_id, event_type, payload, status, attempts) "
+                + "select event_id, received_at, provider, provider_event_id, 'PAYMENT_STATUS_CHANGED', cast(? as jsonb), 'processing', 1 "
+                + "from webhook_event_key where event_id = ?", "{\"paymentKey\":\"" + paymentKey + "\"}", event);
+
+        gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("completed"));
+        gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("completed"));
+
+        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(webhookKeys(paymentKey)).isEqualTo(1);
+        assertThat(DB.text("select status || ' ' || attempts from webhook_events where id = ?", event)).isEqualTo("completed 2");
+    }
+
+    @Test
+    void forgedStaleAndMalformedCallbacksAreRefusedAndNothingIsStored() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        sandbox.loseCallbacks(1);
+        String paymentKey = gateway.chargeAccepted(payment);
+        Charge charge = sandbox.chargesOf(payment.orderId()).get(0);
+        String body = GatewayCharges.callbackBody(charge, "DONE");
+        long eventsBefore = DB.count("select count(*) from webhook_events");
+        long keysBefore = DB.count("select count(*) from webhook_event_key");
+        String now = Long.toString(Instant.now().getEpochSecond());
+
+        // forged: signed for another body, or with no signature at all
+        String other = GatewayCharges.callbackBody(charge, "CANCELED");
+        refused(given().contentType(ContentType.JSON).header(PaymentGatewaySandbox.TIMESTAMP_HEADER, now)
+                .header(PaymentGatewaySandbox.SIGNATURE_HEADER, "v1=" + sandbox.sign(now + "." + other)).body(body).post(GatewayCharges.WEBHOOK), 401);
+        refused(given().contentType(ContentType.JSON).header(PaymentGatewaySandbox.TIMESTAMP_HEADER, now).body(body).post(GatewayCharges.WEBHOOK), 401);
+        refused(given().contentType(ContentType.JSON).header(PaymentGatewaySandbox.TIMESTAMP_HEADER, now)
+                .header(PaymentGatewaySandbox.SIGNATURE_HEADER, "v1=" + "ab".repeat(32)).body(body).post(GatewayCharges.WEBHOOK), 401);
+        // replayed: genuinely signed, but too old (or dated ahead)
+        refused(gateway.deliver(body, Instant.now().minus(Duration.ofMinutes(6))), 401);
+        refused(gateway.deliver(body, Instant.now().plus(Duration.ofMinutes(6))), 401);
+        // malformed, though signed
+        refused(gateway.deliver("{not json", Instant.now()), 400);
+        refused(gateway.deliver("[]", Instant.now()), 400);
+        refused(gateway.deliver("{\"data\":{}}", Instant.now()), 400);
+        refused(gateway.deliver(body.replace("\"paymentKey\":\"" + paymentKey + "\",", ""), Instant.now()), 400);
+        refused(gateway.deliver(body.replace("\"totalAmount\":9900", "\"totalAmount\":\"9900\""), Instant.now()), 400);
+        refused(gateway.deliver(body.replace("\"totalAmount\":9900", "\"totalAmount\":99.5"), Instant.now()), 400);
+
+        assertThat(DB.count("select count(*) from webhook_events")).isEqualTo(eventsBefore);
+        assertThat(DB.count("select count(*) from webhook_event_key")).isEqualTo(keysBefore);
+        assertThat(status(payment.paymentId())).isEqualTo("IN_PROGRESS");
+        assertThat(paymentChanges(payment.paymentId())).isZero();
+        assertThat(outcomes(payment.subscriptionId())).isZero();
+
+        // the genuine one still goes through afterwards
+        gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("completed"));
+        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+    }
+
+    @Test
+    void aGenuineEventOfAnotherTypeIsKeptAsSkippedWithoutItsData() {
+        String body = "{\"eventType\":\"BILLING_KEY_DELETED\",\"data\":{\"billingKey\":\"bk_secret\",\"card\":{\"number\":\"4330-1234-5678-9012\"}}}";
+        gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("skipped"));
+        gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("skipped"));
+
+        assertThat(DB.count("select count(*) from webhook_events where event_type = 'BILLING_KEY_DELETED' and payload::text like '%4330%'")).isZero();
+        assertThat(DB.count("select count(*) from webhook_events where event_type = 'BILLING_KEY_DELETED' and status = 'skipped'"))
+                .isGreaterThanOrEqualTo(1);
+    }
+
+    private static void refused(io.restassured.response.Response answer, int status) {
+        answer.then().statusCode(status).contentType("application/problem+json").body("status", equalTo(status));
+    }
+}

@@ -1,0 +1,212 @@
+package dev.umbra.billing.payment;
+
+import static dev.umbra.billing.payment.GatewayCharges.DB;
+import static dev.umbra.billing.payment.GatewayCharges.WAIT;
+import static dev.umbra.billing.payment.GatewayCharges.outcomes;
+import static dev.umbra.billing.payment.GatewayCharges.paymentChanges;
+import static dev.umbra.billing.payment.GatewayCharges.status;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.umbra.billing.gateway.ChargeOutcome;
+import dev.umbra.devstack.PaymentGatewaySandbox.Status;
+import dev.umbra.testing.DevstackResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/** The reconciliation job against devstack's gateway sandbox: what no callback settled, it settles, once. */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+class PaymentReconciliationIT extends SandboxCallingBack {
+
+    /** Older than the test profile's settle-after (1 s): the job looks at it. */
+    private static final Duration SETTLED_AFTER = Duration.ofSeconds(5);
+
+    @Inject
+    PaymentReconciliation reconciliation;
+
+    @Test
+    void aLostCallbackIsMadeUpByTheJobLookingTheKeyUp() {
+        sandbox.loseCallbacks(1);
+        String paymentKey = ((ChargeOutcome.Accepted) gateway.charge("pay-lost-" + System.nanoTime(), 9_900)).paymentKey();
+        PaymentRows.FirstCharge payment = inProgressAt(paymentKey);
+
+        PaymentReconciliation.RunSummary run = reconcile();
+
+        assertThat(run.count(PaymentSettlement.Result.SUCCEEDED)).isGreaterThanOrEqualTo(1);
+        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(sandbox.callbacks()).singleElement().satisfies(c -> assertThat(c.delivered()).isFalse());
+    }
+
+    @Test
+    void aChargeWhoseAnswerCameTooLateIsFoundByItsOrderIdAndChargedOnce() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now().minus(SETTLED_AFTER));
+        sandbox.loseCallbacks(1);
+        sandbox.answerLate(1, Duration.ofSeconds(5));
+        assertThat(gateway.charge(payment)).isInstanceOf(ChargeOutcome.Uncertain.class);
+
+        reconcile();
+
+        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(DB.text("select external_payment_key from payment where id = ?", payment.paymentId()))
+                .isEqualTo(sandbox.chargesOf(payment.orderId()).get(0).paymentKey());
+        assertThat(sandbox.chargesOf(payment.orderId())).hasSize(1);
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+    }
+
+    @Test
+    void aPendingChargeWaitsForTheNextRunUntilTheWindowHasPassedThenFails() {
+        sandbox.keepPending(1);
+        String paymentKey = ((ChargeOutcome.Accepted) gateway.charge("pay-pending-" + System.nanoTime(), 9_900)).paymentKey();
+        PaymentRows.FirstCharge payment = inProgressAt(paymentKey);
+
+        reconcile();
+        assertThat(status(payment.paymentId())).isEqualTo("IN_PROGRESS");
+        assertThat(paymentChanges(payment.paymentId())).isZero();
+
+        PaymentRows.execute("update payment set attempted_at = now() - interval '5 minutes 1 second' where id = ?", payment.paymentId());
+        reconcile();
+
+        assertThat(status(payment.paymentId())).isEqualTo("FAILED");
+        assertThat(DB.text("select failure_message from payment where id = ?", payment.paymentId())).startsWith("still pending");
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(DB.text("select status from subscription where id = ?", payment.subscriptionId())).isEqualTo("CANCELED");
+    }
+
+    @Test
+    void aChargeTheGatewayNeverReceivedFailsWhetherItsKeyIsKnownOrNot() {
+        PaymentRows.FirstCharge byOrder = PaymentRows.inProgress(9_900, null, Instant.now().minus(SETTLED_AFTER));
+        PaymentRows.FirstCharge byKey = inProgressAt("pay_unknown_" + System.nanoTime());
+        PaymentRows.FirstCharge tooYoung = PaymentRows.inProgress(9_900, null, Instant.now().plusSeconds(60));
+
+        reconcile();
+
+        for (PaymentRows.FirstCharge payment : List.of(byOrder, byKey)) {
+            assertThat(status(payment.paymentId())).isEqualTo("FAILED");
+            assertThat(DB.text("select failure_message from payment where id = ?", payment.paymentId())).contains("never arrived");
+            assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        }
+        // its charge call may still be under way: not looked at before settle-after
+        assertThat(status(tooYoung.paymentId())).isEqualTo("IN_PROGRESS");
+        PaymentRows.execute("update payment set status = 'FAILED', version = version + 1 where id = ?", tooYoung.paymentId());
+    }
+
+    @Test
+    void aChargeOfAnotherAmountIsNeverTakenAsPaid() {
+        String orderId = "pay-mismatch-" + System.nanoTime();
+        sandbox.loseCallbacks(1);
+        gateway.charge(orderId, 9_900);
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(19_900, null, Instant.now().minus(SETTLED_AFTER));
+        PaymentRows.execute("update payment set order_id = ? where id = ?", orderId, payment.paymentId());
+
+        reconcile();
+
+        assertThat(status(payment.paymentId())).isEqualTo("FAILED");
+        assertThat(DB.text("select failure_message from payment where id = ?", payment.paymentId())).startsWith("AMOUNT_MISMATCH");
+        assertThat(DB.count("select paid_amount from payment where id = ?", payment.paymentId())).isZero();
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+    }
+
+    @Test
+    void callbacksAndTwoJobRunsRacingOverTheSamePaymentsChangeEachOnce() throws Exception {
+        int count = 6;
+        sandbox.keepPending(count);
+        List<String> keys = new ArrayList<>();
+        List<PaymentRows.FirstCharge> payments = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String key = ((ChargeOutcome.Accepted) gateway.charge("pay-race-" + i + "-" + System.nanoTime(), 9_900)).paymentKey();
+            keys.add(key);
+            payments.add(inProgressAt(key));
+        }
+
+        ExecutorService replicas = replicas();
+        keys.forEach(key -> sandbox.settle(key, Status.DONE));
+        while (payments.stream().anyMatch(p -> status(p.paymentId()).equals("IN_PROGRESS"))) {
+            CompletableFuture<PaymentReconciliation.RunSummary> one = CompletableFuture.supplyAsync(this::reconcile, replicas);
+            CompletableFuture<PaymentReconciliation.RunSummary> other = CompletableFuture.supplyAsync(this::reconcile, replicas);
+            one.get();
+            other.get();
+        }
+        replicas.shutdown();
+
+        await().atMost(WAIT).until(() -> sandbox.callbacks().stream().filter(c -> c.answer() == 200).count() == count);
+        for (int i = 0; i < count; i++) {
+            PaymentRows.FirstCharge payment = payments.get(i);
+            assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+            assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
+            assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+            assertThat(DB.text("select status from webhook_events where payload ->> 'paymentKey' = ?", keys.get(i))).isIn("completed", "skipped");
+        }
+    }
+
+    @Test
+    void twoReplicasNeverSettleOnePaymentTwice() throws Exception {
+        int count = 8;
+        sandbox.loseCallbacks(count);
+        List<PaymentRows.FirstCharge> payments = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now().minus(SETTLED_AFTER));
+            ChargeOutcome charged = gateway.charge(payment);
+            if (i % 2 == 0) {
+                // half of them with the key stored (looked up by key), half without (looked up by order id)
+                PaymentRows.execute("update payment set external_payment_key = ? where id = ?", ((ChargeOutcome.Accepted) charged).paymentKey(),
+                        payment.paymentId());
+            }
+            payments.add(payment);
+        }
+
+        ExecutorService replicas = replicas();
+        // two replicas' scheduled rounds: the lease lets at most one of them run
+        CompletableFuture<Integer> round = CompletableFuture.supplyAsync(() -> onVertx(() -> reconciliation.runOnce()), replicas);
+        CompletableFuture<Integer> otherRound = CompletableFuture.supplyAsync(() -> onVertx(() -> reconciliation.runOnce()), replicas);
+        // and two runs whose leases overlap (a run that outlived its lease): only the payments' versions stand between them
+        CompletableFuture<PaymentReconciliation.RunSummary> run = CompletableFuture.supplyAsync(this::reconcile, replicas);
+        CompletableFuture<PaymentReconciliation.RunSummary> otherRun = CompletableFuture.supplyAsync(this::reconcile, replicas);
+
+        assertThat(round.get() + otherRound.get()).isLessThanOrEqualTo(1);
+        run.get();
+        otherRun.get();
+        replicas.shutdown();
+        for (PaymentRows.FirstCharge payment : payments) {
+            assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+            assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
+            assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        }
+        assertThat(sandbox.charges()).hasSize(count);
+    }
+
+    /** Threads of their own: the common pool has a single thread on a two-core machine, and the "replicas" must run side by side. */
+    private static ExecutorService replicas() {
+        return Executors.newFixedThreadPool(4);
+    }
+
+    private PaymentRows.FirstCharge inProgressAt(String paymentKey) {
+        return PaymentRows.inProgress(9_900, paymentKey, Instant.now().minus(SETTLED_AFTER));
+    }
+
+    private PaymentReconciliation.RunSummary reconcile() {
+        return onVertx(() -> reconciliation.reconcile());
+    }
+
+    private static <T> T onVertx(Supplier<io.smallrye.mutiny.Uni<T>> work) {
+        try {
+            return VertxContextSupport.subscribeAndAwait(work::get);
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
