@@ -11,6 +11,7 @@ import static org.hamcrest.Matchers.equalTo;
 
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.devstack.PaymentGatewaySandbox;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.TcpProxy;
 import io.quarkus.test.common.ResourceArg;
@@ -24,6 +25,13 @@ import org.junit.jupiter.api.Test;
 
 /** The database goes away while the gateway calls back: 503 (the gateway delivers again), nothing half-stored, applied once when redelivered. */
 @QuarkusTest
+@ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
+@ExpectedLog(category = "dev.umbra.billing.webhook.WebhookPartitions", message = "partitions ahead not checked")
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed|gauges not refreshed")
+@ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
+        message = "Failed to (start a|rollback|commit) transaction")
+@ExpectedLog(category = "io.quarkus.vertx.core.runtime.VertxCoreRecorder", level = "ERROR", message = "Result is already complete")
+@ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
 @WithTestResource(value = DevstackResource.class, initArgs = {
         @ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "postgres-proxy", value = "true")})
 class CallbackDuringOutageIT {

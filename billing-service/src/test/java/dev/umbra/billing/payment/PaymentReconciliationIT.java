@@ -10,6 +10,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /** The reconciliation job against devstack's gateway sandbox: what no callback settled, it settles, once. */
 @QuarkusTest
+// the amount-mismatch case is played on purpose: the settlement says the charge is to be refunded
+@ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "to be refunded")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
 class PaymentReconciliationIT extends SandboxCallingBack {
 

@@ -1,6 +1,9 @@
 package dev.umbra.billing.payment;
 
+import dev.umbra.billing.billingkey.BillingKeyCipher;
+import dev.umbra.billing.billingkey.GatewayBillingKey;
 import dev.umbra.devstack.Devstack;
+import io.quarkus.arc.Arc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -25,8 +28,11 @@ public final class PaymentRows {
         UUID payment = UUID.randomUUID();
         String orderId = "pay-" + payment;
         Timestamp at = Timestamp.from(attemptedAt);
-        execute("insert into billing_key (id, user_id, encrypted_key, card_brand, card_last4, created_at) values (?, ?, 'v1:test', 'SANDBOX', '1234', ?)",
-                billingKey, UUID.randomUUID(), at);
+        // a key the service can decrypt: once settled, the subscription is the renewals' like any other
+        String encrypted = Arc.container().instance(BillingKeyCipher.class).get()
+                .encrypt(new GatewayBillingKey("bk-settlement-test-" + billingKey), billingKey);
+        execute("insert into billing_key (id, user_id, encrypted_key, card_brand, card_last4, created_at) values (?, ?, ?, 'SANDBOX', '1234', ?)",
+                billingKey, UUID.randomUUID(), encrypted, at);
         execute("""
                 insert into subscription (id, guild_id, user_id, billing_key_id, plan_code, status, paid_through, due_period, created_at, updated_at)
                 values (?, ?, ?, ?, 'PRO', 'PENDING', -1, 0, ?, ?)""",

@@ -141,6 +141,10 @@ class RenewalsIT extends PayingUserTest {
         List<Future<?>> workers = new ArrayList<>();
         for (Future<List<WorkItem>> claim : claims) {
             for (WorkItem item : claim.get()) {
+                // subscriptions of other classes (same database, same moved clock) may be due too: this test races its own
+                if (subscriptions.stream().noneMatch(id -> item.key().startsWith(id.toString()))) {
+                    continue;
+                }
                 workers.add(replicas.submit(onVertx(() -> renewals.handle(item))));
                 workers.add(replicas.submit(onVertx(() -> renewals.handle(item))));
             }
