@@ -7,6 +7,7 @@ import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayPayment;
 import dev.umbra.billing.payment.PaymentSettlement.Result;
 import dev.umbra.billing.payment.PaymentSettlement.Source;
+import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
 import dev.umbra.platform.workqueue.WorkItem;
@@ -136,7 +137,7 @@ public class PaymentReconciliation implements WorkHandler {
         Map<Result, Integer> results = new EnumMap<>(Result.class);
         int[] unreachable = {0};
         return pages(started, tried, results, unreachable)
-                .chain(() -> pool.withConnection(connection -> connection.preparedQuery(OLDEST).execute()))
+                .chain(() -> Statements.execute(pool, OLDEST))
                 .map(rows -> {
                     OffsetDateTime oldest = rows.iterator().next().getOffsetDateTime("oldest");
                     metrics.oldestInProgress(oldest == null ? null : oldest.toInstant());
@@ -153,8 +154,7 @@ public class PaymentReconciliation implements WorkHandler {
 
     private Uni<Void> pages(Instant started, Set<UUID> tried, Map<Result, Integer> results, int[] unreachable) {
         Tuple page = Tuple.of(utc(started.minus(settings.settleAfter())), tried.toArray(UUID[]::new), settings.pageSize());
-        // on a connection of its own, not pool.preparedQuery: see WebhookEvents
-        return pool.withConnection(connection -> connection.preparedQuery(PAGE).execute(page)).chain(rows -> {
+        return Statements.execute(pool, PAGE, page).chain(rows -> {
             List<Candidate> candidates = new ArrayList<>();
             for (Row row : rows) {
                 candidates.add(new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("external_payment_key"),

@@ -1,5 +1,6 @@
 package dev.umbra.billing.webhook;
 
+import dev.umbra.platform.storage.Statements;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.json.JsonObject;
@@ -18,10 +19,6 @@ import java.util.UUID;
  * {@code webhook_event_key}, which makes (provider, provider event id) unique across partitions: both
  * rows are written in one transaction, and a redelivery finds the key taken and gets the first
  * delivery's row instead of a second one.
- *
- * <p>Statements take a connection explicitly ({@code withConnection}) rather than running on the pool
- * ({@code pool.preparedQuery}): while the database is unreachable the latter leaves a timer behind that
- * later fails a completed promise, an uncaught error (vertx-sql-client issue 1706).
  */
 @ApplicationScoped
 class WebhookEvents {
@@ -92,7 +89,7 @@ class WebhookEvents {
      * is one whose apply was cut short). False when it was finished meanwhile.
      */
     Uni<Boolean> claim(Recorded event) {
-        return pool.withConnection(connection -> connection.preparedQuery(CLAIM).execute(Tuple.of(event.id(), event.receivedAt())))
+        return Statements.execute(pool, CLAIM, Tuple.of(event.id(), event.receivedAt()))
                 .map(rows -> rows.rowCount() == 1);
     }
 
@@ -106,13 +103,13 @@ class WebhookEvents {
 
     /** Finishes a claimed event on its own, when the transaction that applied it rolled back (it lost a race). */
     Uni<Void> finishApart(Recorded event, String status, String result, Instant at) {
-        return pool.withConnection(connection -> connection.preparedQuery(FINISH_APART)
-                .execute(Tuple.of(event.id(), event.receivedAt(), status, result, utc(at)))).replaceWithVoid();
+        return Statements.execute(pool, FINISH_APART, Tuple.of(event.id(), event.receivedAt(), status, result, utc(at)))
+                .replaceWithVoid();
     }
 
     /** Creates the monthly partitions from this month to {@code monthsAhead} later that are missing; returns how many. */
     Uni<Integer> ensurePartitions(int monthsAhead) {
-        return pool.withConnection(connection -> connection.preparedQuery(ENSURE_PARTITIONS).execute(Tuple.of(monthsAhead)))
+        return Statements.execute(pool, ENSURE_PARTITIONS, Tuple.of(monthsAhead))
                 .map(rows -> rows.iterator().next().getInteger("created"));
     }
 

@@ -27,10 +27,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
 @ExpectedLog(category = "dev.umbra.billing.webhook.WebhookPartitions", message = "partitions ahead not checked")
-@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed|gauges not refreshed")
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
         message = "Failed to (start a|rollback|commit) transaction")
-@ExpectedLog(category = "io.quarkus.vertx.core.runtime.VertxCoreRecorder", level = "ERROR", message = "Result is already complete")
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
 @WithTestResource(value = DevstackResource.class, initArgs = {
         @ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "postgres-proxy", value = "true")})

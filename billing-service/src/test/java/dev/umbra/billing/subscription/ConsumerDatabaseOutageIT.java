@@ -34,8 +34,7 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
 @ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
         message = "Failed to (start a|rollback|commit) transaction")
-@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed|gauges not refreshed")
-@ExpectedLog(category = "io.quarkus.vertx.core.runtime.VertxCoreRecorder", level = "ERROR", message = "Result is already complete")
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @WithTestResource(value = DevstackResource.class, initArgs = {
         @ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "postgres-proxy", value = "true")})
 class ConsumerDatabaseOutageIT {

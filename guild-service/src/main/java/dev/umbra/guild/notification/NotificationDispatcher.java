@@ -1,5 +1,6 @@
 package dev.umbra.guild.notification;
 
+import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
 import dev.umbra.platform.workqueue.WorkItem;
@@ -57,7 +58,7 @@ public class NotificationDispatcher implements WorkHandler {
         } catch (IllegalArgumentException unrenderable) {
             return Uni.createFrom().item(Outcome.poison(unrenderable.getMessage()));
         }
-        return pool.preparedQuery("select owner_id from guild where guild_id = $1 and status <> 'DELETED'").execute(Tuple.of(message.guildId()))
+        return Statements.execute(pool, "select owner_id from guild where guild_id = $1 and status <> 'DELETED'", Tuple.of(message.guildId()))
                 .onFailure().recoverWithNull()
                 .chain(rows -> {
                     if (rows == null) {

@@ -41,10 +41,7 @@ import org.junit.jupiter.api.Test;
  * stored or published, and the service recovers by itself.
  */
 @QuarkusTest
-@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed|gauges not refreshed")
-// vertx-sql-client#1706 (open): a pool query whose connection attempt fails before the acquire timeout fails
-// its promise a second time when the timer fires; the caller got its error, Vert.x reports the second one
-@ExpectedLog(category = "io.quarkus.vertx.core.runtime.VertxCoreRecorder", level = "ERROR", message = "Result is already complete")
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @ExpectedLog(category = "dev.umbra.platform.storage.DatabaseGuards", message = "circuit opened")
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
 @ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",

@@ -2,6 +2,7 @@ package dev.umbra.licensing.entitlement;
 
 import dev.umbra.events.plan.Plan;
 import dev.umbra.licensing.license.LicenseStatus;
+import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.web.ProblemException;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -23,7 +24,7 @@ public class EntitlementReader {
     }
 
     public Uni<GuildEntitlements> of(String guildId) {
-        return pool.preparedQuery("select plan, status from license where guild_id = $1").execute(Tuple.of(guildId))
+        return Statements.execute(pool, "select plan, status from license where guild_id = $1", Tuple.of(guildId))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         throw ProblemException.notFound("no license for guild " + guildId);

@@ -3,6 +3,7 @@ package dev.umbra.platform.workqueue;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.storage.StorageFaults;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -187,7 +188,7 @@ public final class WorkQueue {
         RetryRules.Next next = rules.after(outcome, item.attempts(), now);
         Tuple values = Tuple.tuple(List.of(name, item.key(), item.leaseToken(), next.status(), next.attempts()))
                 .addValue(next.dueAt() == null ? null : utc(next.dueAt())).addValue(next.error()).addValue(utc(now));
-        return pool.preparedQuery(RECORD).execute(values).map(rows -> {
+        return Statements.execute(pool, RECORD, values).map(rows -> {
             boolean accepted = rows.rowCount() == 1;
             String counted = accepted ? outcomeName(outcome, next) : "lease_lost";
             Counter.builder("umbra.work.queue.outcomes").description("Outcomes of tried and deferred work, by queue")
@@ -226,7 +227,7 @@ public final class WorkQueue {
 
     /** Refreshes the backlog and oldest-ready gauges of this queue. */
     public Uni<Void> measure() {
-        return pool.preparedQuery(BACKLOG).execute(Tuple.of(name, utc(clock.instant()))).invoke(rows -> {
+        return Statements.execute(pool, BACKLOG, Tuple.of(name, utc(clock.instant()))).invoke(rows -> {
             Row row = rows.iterator().next();
             backlog.forEach((state, count) -> count.set(row.getLong(state)));
             oldestSeconds.set(row.getNumeric("oldest_seconds").longValue());
@@ -235,7 +236,7 @@ public final class WorkQueue {
 
     /** The oldest {@code limit} dead items. */
     public Uni<List<DeadLetter>> deadLetters(int limit) {
-        return pool.preparedQuery(DEAD_LETTERS).execute(Tuple.of(name, limit)).map(rows -> {
+        return Statements.execute(pool, DEAD_LETTERS, Tuple.of(name, limit)).map(rows -> {
             List<DeadLetter> dead = new ArrayList<>();
             rows.forEach(row -> dead.add(new DeadLetter(row.getString("item_key"), fromJson(row), row.getInteger("attempts"),
                     row.getString("last_error"), row.getOffsetDateTime("finished_at").toInstant(),
@@ -246,12 +247,12 @@ public final class WorkQueue {
 
     /** Puts a dead item back in line with fresh attempts; false if there is no dead item with that key. */
     public Uni<Boolean> revive(String key) {
-        return pool.preparedQuery(REVIVE).execute(Tuple.of(name, key, utc(clock.instant()))).map(rows -> rows.rowCount() == 1);
+        return Statements.execute(pool, REVIVE, Tuple.of(name, key, utc(clock.instant()))).map(rows -> rows.rowCount() == 1);
     }
 
     /** The item's status (pending, leased, done, dead), or null for no such item. */
     public Uni<String> status(String key) {
-        return pool.preparedQuery(STATUS).execute(Tuple.of(name, key))
+        return Statements.execute(pool, STATUS, Tuple.of(name, key))
                 .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getString("status"));
     }
 

@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +27,7 @@ import org.jboss.logging.Logger;
 public class WorkQueues {
 
     private static final Logger LOG = Logger.getLogger(WorkQueues.class);
+    private static final Duration REPORT_INTERVAL = Duration.ofMinutes(1);
 
     private final Pool pool;
     private final Clock clock;
@@ -33,6 +35,7 @@ public class WorkQueues {
     private final MeterRegistry registry;
     private final Map<String, WorkQueue> queues = new ConcurrentHashMap<>();
     private final List<String> jobs = new CopyOnWriteArrayList<>();
+    private final Map<String, RoundFailures> failures = new ConcurrentHashMap<>();
     private volatile Scheduler scheduler;
     private volatile boolean stopping;
 
@@ -76,18 +79,42 @@ public class WorkQueues {
             return Uni.createFrom().voidItem();
         }
         return queue.runOnce(handler)
-                .onFailure().invoke(e -> report("round failed, the next one tries again", queue, e))
-                .onFailure().recoverWithNull()
                 .chain(queue::measure)
-                .onFailure().invoke(e -> report("gauges not refreshed", queue, e))
+                .invoke(() -> outage(queue).over(queue))
+                .onFailure().invoke(e -> outage(queue).failed(queue, e))
                 .onFailure().recoverWithNull();
     }
 
-    private void report(String what, WorkQueue queue, Throwable e) {
-        if (stopping) {
-            LOG.debugf("work queue %s: %s while the application stops: %s", queue.name(), what, e);
-        } else {
-            LOG.warnf("work queue %s: %s: %s", queue.name(), what, e.toString());
+    private RoundFailures outage(WorkQueue queue) {
+        return failures.computeIfAbsent(queue.name(), n -> new RoundFailures());
+    }
+
+    /**
+     * Rounds that fail in a row, almost always because the database is away: the first failure is
+     * reported, then one line a minute while it lasts, and one when a round succeeds again, instead
+     * of a line every poll interval for every queue.
+     */
+    private final class RoundFailures {
+
+        private int inARow;
+        private long lastReported;
+
+        synchronized void failed(WorkQueue queue, Throwable e) {
+            inARow++;
+            long now = System.nanoTime();
+            if (stopping) {
+                LOG.debugf("work queue %s: round failed while the application stops: %s", queue.name(), e);
+            } else if (inARow == 1 || now - lastReported >= REPORT_INTERVAL.toNanos()) {
+                lastReported = now;
+                LOG.warnf("work queue %s: round failed (%d in a row; the next one tries again): %s", queue.name(), inARow, e.toString());
+            }
+        }
+
+        synchronized void over(WorkQueue queue) {
+            if (inARow > 0) {
+                LOG.infof("work queue %s: rounds succeed again after %d failed", queue.name(), inARow);
+                inARow = 0;
+            }
         }
     }
 }
