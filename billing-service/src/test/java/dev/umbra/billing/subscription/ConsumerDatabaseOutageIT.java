@@ -35,8 +35,7 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
         message = "Failed to (start a|rollback|commit) transaction")
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
-@WithTestResource(value = DevstackResource.class, initArgs = {
-        @ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "postgres-proxy", value = "true")})
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
 class ConsumerDatabaseOutageIT {
 
     private static final Database DB = Database.of("billing");

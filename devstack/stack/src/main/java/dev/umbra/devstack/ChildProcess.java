@@ -8,10 +8,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /** A server started by devstack: its own process, its output in a log file, stopped gently then forcibly. */
 final class ChildProcess implements AutoCloseable {
+
+    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
 
     private final String name;
     private final Process process;
@@ -30,7 +34,10 @@ final class ChildProcess implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().putAll(env);
         try {
-            return new ChildProcess(name, builder.start(), log);
+            Process process = builder.start();
+            RUNNING.add(process);
+            process.onExit().thenAccept(RUNNING::remove);
+            return new ChildProcess(name, process, log);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name + ": " + command, e);
         }
@@ -62,6 +69,11 @@ final class ChildProcess implements AutoCloseable {
         command.add(mainClass);
         command.addAll(List.of(args));
         return command;
+    }
+
+    /** Kills every child still running: for a JVM that stops before it could close what it had started. */
+    static void killAll() {
+        RUNNING.forEach(Process::destroyForcibly);
     }
 
     String name() {

@@ -13,6 +13,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 
@@ -36,7 +38,7 @@ public final class Devstack implements AutoCloseable {
     private final JwtKeys jwt;
     private final DiscordSandbox discord;
     private final PaymentGatewaySandbox paymentGateway;
-    private final Map<String, String> connectorsByDatabase = new LinkedHashMap<>();
+    private final Map<String, String> connectorsByDatabase = new ConcurrentHashMap<>();
     /** billing-service's key for billing keys at rest (AES-256), new for every stack, never written anywhere. */
     private final String billingKeyEncryptionKey = randomKey();
     private final Duration startTime;
@@ -67,14 +69,15 @@ public final class Devstack implements AutoCloseable {
         removeAbandonedStacks();
         Path workDir = createWorkDir();
         List<AutoCloseable> startedSoFar = new ArrayList<>();
+        // Postgres needs nothing of Kafka: it starts while the broker and Connect do
+        CompletableFuture<PostgresServer> startingPostgres = CompletableFuture.supplyAsync(() -> PostgresServer.start(workDir, randomSecret()));
         try {
             JwtKeys jwt = JwtKeys.generate(workDir);
-            PostgresServer postgres = PostgresServer.start(workDir, randomSecret());
-            startedSoFar.add(postgres);
             KafkaBroker kafka = KafkaBroker.start(workDir, CHILD_JVM_OPTIONS);
             startedSoFar.add(kafka);
             KafkaConnectWorker connect = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), CHILD_JVM_OPTIONS);
             startedSoFar.add(connect);
+            PostgresServer postgres = startingPostgres.join();
             DiscordSandbox discord = DiscordSandbox.start();
             startedSoFar.add(discord);
             PaymentGatewaySandbox paymentGateway = PaymentGatewaySandbox.start();
@@ -86,6 +89,10 @@ public final class Devstack implements AutoCloseable {
         } catch (RuntimeException e) {
             for (int i = startedSoFar.size() - 1; i >= 0; i--) {
                 closeQuietly(startedSoFar.get(i));
+            }
+            PostgresServer postgres = startingPostgres.exceptionally(failed -> null).join();
+            if (postgres != null) {
+                closeQuietly(postgres);
             }
             deleteRecursively(workDir);
             throw e;
@@ -129,10 +136,8 @@ public final class Devstack implements AutoCloseable {
      * The service must have migrated: the platform migration creates the publication and the slot,
      * so whatever it committed before this call is streamed too. Idempotent.
      */
-    public synchronized void streamOutbox(String service, String database) {
-        if (!connectorsByDatabase.containsKey(database)) {
-            connectorsByDatabase.put(database, connect.register(ServiceRegistry.named(service), postgres, database));
-        }
+    public void streamOutbox(String service, String database) {
+        connectorsByDatabase.computeIfAbsent(database, db -> connect.register(ServiceRegistry.named(service), postgres, db));
     }
 
     /** The settings a service needs to run against this stack, as Quarkus configuration properties. */

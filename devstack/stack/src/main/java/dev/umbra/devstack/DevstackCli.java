@@ -51,6 +51,9 @@ public final class DevstackCli {
         Path repoRoot = Path.of(System.getProperty("umbra.repo.root", ".")).toAbsolutePath().normalize();
         Path tokens = repoRoot.resolve(".run-local").resolve("tokens.env");
 
+        // Ctrl-C while the stack or the services are still starting: nothing can be closed in order yet
+        Thread killStarted = new Thread(ChildProcess::killAll, "devstack-abandon-start");
+        Runtime.getRuntime().addShutdownHook(killStarted);
         Devstack stack = Devstack.start();
         LocalSystem system;
         try {
@@ -73,6 +76,7 @@ public final class DevstackCli {
             }
             stopped.countDown();
         }));
+        Runtime.getRuntime().removeShutdownHook(killStarted);
 
         System.out.printf("devstack up in %d ms (logs in %s)%n", stack.startTime().toMillis(), stack.workDir());
         System.out.printf("  postgres       %s  user %s  password %s%n", stack.postgres().jdbcUrl("<service>"),

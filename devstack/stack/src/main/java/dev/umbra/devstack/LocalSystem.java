@@ -3,6 +3,11 @@ package dev.umbra.devstack;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
 
 /** Devstack plus the packaged services of {@link ServiceRegistry}: the whole system on one machine. */
 public final class LocalSystem implements AutoCloseable {
@@ -25,9 +30,10 @@ public final class LocalSystem implements AutoCloseable {
         try {
             for (UmbraService service : chosen) {
                 started.add(usualPorts
-                        ? ServiceProcess.start(stack, repoRoot, service, service.httpPort(), service.managementPort())
-                        : ServiceProcess.start(stack, repoRoot, service, Ports.free(), Ports.free()));
+                        ? ServiceProcess.launch(stack, repoRoot, service, service.httpPort(), service.managementPort())
+                        : ServiceProcess.launch(stack, repoRoot, service, Ports.free(), Ports.free()));
             }
+            eachAtOnce(started, service -> service.awaitReady(stack));
             started.stream().filter(s -> s.name().equals("billing-service")).findFirst()
                     .ifPresent(billing -> stack.paymentGateway().callbackUrl(billing.url() + "/webhooks/payment-gateway"));
             return new LocalSystem(stack, started);
@@ -63,6 +69,27 @@ public final class LocalSystem implements AutoCloseable {
     /** Stops the services together: each gets its grace period, not the sum of all of them. */
     @Override
     public void close() {
-        services.parallelStream().forEach(ServiceProcess::close);
+        eachAtOnce(services, ServiceProcess::close);
+    }
+
+    /** One thread per service: the common pool would run only as many at once as there are cores, and these mostly wait. */
+    private static void eachAtOnce(List<ServiceProcess> services, Consumer<ServiceProcess> action) {
+        if (services.isEmpty()) {
+            return;
+        }
+        ExecutorService threads = Executors.newFixedThreadPool(services.size());
+        try {
+            List<Future<?>> running = services.stream().<Future<?>>map(service -> threads.submit(() -> action.accept(service))).toList();
+            for (Future<?> each : running) {
+                each.get();
+            }
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } finally {
+            threads.shutdownNow();
+        }
     }
 }

@@ -8,6 +8,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -42,6 +44,13 @@ public final class ServiceProcess implements AutoCloseable {
      * connector, registered afterwards, still streams everything the service committed meanwhile.
      */
     public static ServiceProcess start(Devstack stack, Path repoRoot, UmbraService service, int port, int managementPort) {
+        ServiceProcess started = launch(stack, repoRoot, service, port, managementPort);
+        started.awaitReady(stack);
+        return started;
+    }
+
+    /** Starts the process and returns at once; {@link #awaitReady} completes the start. Services launched together start in parallel. */
+    static ServiceProcess launch(Devstack stack, Path repoRoot, UmbraService service, int port, int managementPort) {
         Path jar = repoRoot.resolve(service.module() + "/target/quarkus-app/quarkus-run.jar");
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: package the services first (./mvnw package -DskipTests)");
@@ -54,15 +63,20 @@ public final class ServiceProcess implements AutoCloseable {
         // whole logger names, so that a reader of the log (the end-to-end tests' log check) knows whose line it is
         env.put(environmentName("quarkus.log.console.format"), "%d{HH:mm:ss.SSS} %-5p [%c] (%t) %s%e%n");
         Path log = stack.workDir().resolve(service.module() + ".log");
-        ChildProcess process = ChildProcess.start(service.module(),
-                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-jar", jar.toString()),
-                stack.workDir(), log, env);
-        ServiceProcess started = new ServiceProcess(service, port, managementPort, process, log);
-        Await.until(started.name(), Duration.ofSeconds(60), process, started::ready);
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+        // the end-to-end tests start the services with the test JVMs' options; the local run and the benchmarks do not
+        command.addAll(Arrays.stream(System.getProperty("umbra.service.jvm-options", "").split(" ")).filter(o -> !o.isBlank()).toList());
+        command.addAll(List.of("-jar", jar.toString()));
+        ChildProcess process = ChildProcess.start(service.module(), command, stack.workDir(), log, env);
+        return new ServiceProcess(service, port, managementPort, process, log);
+    }
+
+    /** Waits until the management interface says the service is ready, then streams its outbox if it publishes events. */
+    void awaitReady(Devstack stack) {
+        Await.until(name(), Duration.ofSeconds(90), process, this::ready);
         if (service.hasOutbox()) {
             stack.streamOutbox(service.name(), service.database());
         }
-        return started;
     }
 
     public String name() {

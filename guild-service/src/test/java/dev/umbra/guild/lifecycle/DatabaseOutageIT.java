@@ -47,8 +47,7 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
         message = "Failed to (start a|rollback|commit) transaction")
 @ExpectedLog(category = "dev.umbra.guild.notification", message = "Connection refused|closed|connection")
-@WithTestResource(value = DevstackResource.class, initArgs = {
-        @ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "postgres-proxy", value = "true")})
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
 class DatabaseOutageIT {
 
     private static final Database DB = Database.of("guild");

@@ -7,16 +7,16 @@ import java.util.Map;
 
 /**
  * Points the service under test at the devstack of this JVM (started once, shared by every test
- * class) and at its own database, named by the {@code database} argument. With the argument
- * {@code postgres-proxy=true} the service's reactive pool reaches Postgres through a {@link TcpProxy}
- * ({@link #postgresProxy()}), so that a test can take the database away and give it back.
+ * class) and at its own database, named by the {@code database} argument. The service's reactive
+ * pool reaches Postgres through a {@link TcpProxy} ({@link #postgresProxy()}), so that a test can
+ * take the database away and give it back. Always, not per test class: test classes with the same
+ * resources share one application, and a different argument would cost a restart.
  */
 public class DevstackResource implements QuarkusTestResourceLifecycleManager {
 
     private static volatile TcpProxy postgresProxy;
 
     private String database;
-    private boolean proxied;
 
     @Override
     public void init(Map<String, String> initArgs) {
@@ -24,7 +24,9 @@ public class DevstackResource implements QuarkusTestResourceLifecycleManager {
         if (database == null) {
             throw new IllegalArgumentException("DevstackResource needs the argument 'database'");
         }
-        proxied = Boolean.parseBoolean(initArgs.getOrDefault("postgres-proxy", "false"));
+        if (initArgs.containsKey("postgres-proxy")) {
+            throw new IllegalArgumentException("DevstackResource always proxies Postgres: drop the argument 'postgres-proxy'");
+        }
     }
 
     @Override
@@ -32,18 +34,16 @@ public class DevstackResource implements QuarkusTestResourceLifecycleManager {
         Devstack stack = Devstack.shared();
         stack.postgres().createDatabase(database);
         Map<String, String> config = new LinkedHashMap<>(stack.serviceConfig(database));
-        if (proxied) {
-            postgresProxy = TcpProxy.to(stack.postgres().host(), stack.postgres().port());
-            config.put("quarkus.datasource.reactive.url",
-                    "postgresql://" + stack.postgres().host() + ":" + postgresProxy.port() + "/" + database);
-        }
+        postgresProxy = TcpProxy.to(stack.postgres().host(), stack.postgres().port());
+        config.put("quarkus.datasource.reactive.url",
+                "postgresql://" + stack.postgres().host() + ":" + postgresProxy.port() + "/" + database);
         return config;
     }
 
-    /** The relay between the service's reactive pool and Postgres, when started with {@code postgres-proxy=true}. */
+    /** The relay between the running service's reactive pool and Postgres. */
     public static TcpProxy postgresProxy() {
         if (postgresProxy == null) {
-            throw new IllegalStateException("start DevstackResource with postgres-proxy=true");
+            throw new IllegalStateException("no service under test runs with DevstackResource");
         }
         return postgresProxy;
     }

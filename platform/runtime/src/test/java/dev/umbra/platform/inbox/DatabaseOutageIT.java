@@ -37,9 +37,7 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
         message = "Failed to (start a|rollback|commit) transaction")
 @TestProfile(DatabaseOutageIT.LongerBackoff.class)
-@WithTestResource(value = DevstackResource.class, initArgs = {
-        @ResourceArg(name = "database", value = "inbox_outage"),
-        @ResourceArg(name = "postgres-proxy", value = "true")})
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_outage"))
 class DatabaseOutageIT {
 
     public static class LongerBackoff implements QuarkusTestProfile {
