@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Test;
 /** The database goes away while the gateway calls back: 503 (the gateway delivers again), nothing half-stored, applied once when redelivered. */
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
-@ExpectedLog(category = "dev.umbra.billing.webhook.WebhookPartitions", message = "partitions ahead not checked")
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
         message = "Failed to (start a|rollback|commit) transaction")
