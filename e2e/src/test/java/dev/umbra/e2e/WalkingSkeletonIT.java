@@ -16,7 +16,6 @@ import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.restassured.http.ContentType;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -32,15 +31,12 @@ class WalkingSkeletonIT {
 
     @BeforeAll
     static void startSystem() {
-        Path repoRoot = Path.of(System.getProperty("umbra.repo.root", ".."));
-        system = LocalSystem.start(Devstack.shared(), repoRoot, false, List.of());
+        system = RunningSystem.get();
     }
 
     @AfterAll
-    static void stopSystem() {
-        if (system != null) {
-            system.close();
-        }
+    static void logsAreClean() {
+        RunningSystem.assertCleanLogs();
     }
 
     @Test
