@@ -1,0 +1,155 @@
+package dev.umbra.e2e;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.DiscordSandbox;
+import dev.umbra.devstack.LocalSystem;
+import dev.umbra.devstack.PaymentGatewaySandbox;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.restassured.http.ContentType;
+import io.restassured.response.ValidatableResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupListing;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/** What the end-to-end tests do to the running system, as its clients and its operator would. */
+final class SystemClient {
+
+    static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    private final LocalSystem system = RunningSystem.get();
+    private final PaymentGatewaySandbox gateway = Devstack.shared().paymentGateway();
+    private final DiscordSandbox discord = Devstack.shared().discord();
+
+    /** A guild with the bot installed by {@code owner} (a Discord id), paid for by {@code user} (an Umbra user id). */
+    record Subscribed(String guildId, String owner, UUID user, UUID billingKey, UUID subscription) {
+    }
+
+    /** Flow 1 up to the first charge: the bot installed, a billing key issued, PRO subscribed (201, ACTIVE). */
+    Subscribed subscribedToPro() {
+        String guildId = Snowflakes.random();
+        String owner = Snowflakes.random();
+        UUID user = UUID.randomUUID();
+        given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .body(Map.of("installerUserId", owner))
+                .when().post("/guilds/{id}/installation", guildId)
+                .then().statusCode(201);
+        await().atMost(TIMEOUT).untilAsserted(() -> entitlements(guildId).body("entitledPlan", equalTo("FREE")));
+
+        UUID billingKey = UUID.fromString(given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user.toString()))
+                .contentType(ContentType.JSON).body(Map.of("authKey", "auth-" + UUID.randomUUID()))
+                .when().post("/users/{userId}/billing-keys", user)
+                .then().statusCode(201).extract().path("id"));
+        UUID subscription = UUID.fromString(given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user.toString()))
+                .contentType(ContentType.JSON)
+                .body(Map.of("guildId", guildId, "userId", user.toString(), "planCode", "PRO", "billingKeyId", billingKey.toString()))
+                .when().post("/subscriptions")
+                .then().statusCode(201).body("status", equalTo("ACTIVE")).extract().path("id"));
+        return new Subscribed(guildId, owner, user, billingKey, subscription);
+    }
+
+    void kick(String guildId) {
+        given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot())
+                .when().delete("/guilds/{id}/installation", guildId)
+                .then().statusCode(200);
+    }
+
+    ValidatableResponse entitlements(String guildId) {
+        return given().baseUri(system.url("licensing")).auth().oauth2(Tokens.bot())
+                .when().get("/guilds/{id}/entitlements", guildId).then().statusCode(200);
+    }
+
+    ValidatableResponse license(String guildId) {
+        return given().baseUri(system.url("licensing")).auth().oauth2(Tokens.bot())
+                .when().get("/guilds/{id}/license", guildId).then().statusCode(200);
+    }
+
+    ValidatableResponse subscription(Subscribed paid) {
+        return given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(paid.user().toString()))
+                .when().get("/subscriptions/{id}", paid.subscription()).then().statusCode(200);
+    }
+
+    void advanceBillingClock(Duration by) {
+        given().baseUri(system.url("billing")).auth().oauth2(Tokens.admin()).contentType(ContentType.JSON)
+                .body(Map.of("by", by.toString()))
+                .when().post("/test-control/clock/advance")
+                .then().statusCode(200);
+    }
+
+    PaymentGatewaySandbox gateway() {
+        return gateway;
+    }
+
+    /** What the guild's owner was told on Discord, in order. */
+    List<String> toldTo(String owner) {
+        return discord.deliveredTo(owner).stream().map(DiscordSandbox.Delivered::content).toList();
+    }
+
+    /** What the gateway charged for the subscription: every idempotency key of its charges names it. */
+    List<PaymentGatewaySandbox.Charge> chargesOf(UUID subscription) {
+        return gateway.charges().stream()
+                .filter(charge -> charge.idempotencyKey() != null && charge.idempotencyKey().startsWith("sub-" + subscription))
+                .toList();
+    }
+
+    /** The event types of one aggregate on its topic, in order, read until one of type {@code awaited} is there. */
+    static List<String> eventTypes(String topic, String aggregateId, String awaited) {
+        return records(topic, aggregateId, awaited).stream().map(r -> KafkaProbe.header(r, EventHeaders.EVENT_TYPE)).toList();
+    }
+
+    /** The records of one aggregate on its topic, in order, read until one of type {@code awaited} is there. */
+    static List<ConsumerRecord<String, byte[]>> records(String topic, String aggregateId, String awaited) {
+        try (KafkaProbe probe = KafkaProbe.read(topic)) {
+            probe.awaitRecord(r -> aggregateId.equals(r.key()) && awaited.equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)), TIMEOUT);
+            return probe.seen().stream().filter(r -> aggregateId.equals(r.key())).toList();
+        }
+    }
+
+    /**
+     * The operator's check that the services have caught up: every consumer group of a service has
+     * committed, on every partition of every topic it reads, the partition's end offset.
+     */
+    static void awaitAllConsumed() {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Devstack.shared().kafka().bootstrapServers()))) {
+            await().atMost(TIMEOUT).until(() -> {
+                List<String> groups = admin.listConsumerGroups().all().get().stream().map(ConsumerGroupListing::groupId)
+                        .filter(group -> group.endsWith("-service")).toList();
+                for (String group : groups) {
+                    Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                            .partitionsToOffsetAndMetadata().get();
+                    Set<String> topics = committed.keySet().stream().map(TopicPartition::topic).collect(Collectors.toSet());
+                    List<TopicPartition> partitions = admin.describeTopics(topics).allTopicNames().get().values().stream()
+                            .flatMap(topic -> topic.partitions().stream().map(p -> new TopicPartition(topic.name(), p.partition())))
+                            .toList();
+                    Map<TopicPartition, Long> ends = admin.listOffsets(partitions.stream()
+                                    .collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()))).all().get()
+                            .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+                    for (TopicPartition partition : partitions) {
+                        OffsetAndMetadata at = committed.get(partition);
+                        long end = ends.get(partition);
+                        if (end > 0 && (at == null || at.offset() < end)) {
+                            return false;
+                        }
+                    }
+                }
+                return !groups.isEmpty();
+            });
+        }
+    }
+}
