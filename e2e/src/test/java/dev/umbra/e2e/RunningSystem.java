@@ -16,6 +16,13 @@ import java.util.List;
  */
 final class RunningSystem {
 
+    /**
+     * Five services starting at once on two cores: a readiness probe may not get a database connection
+     * within the pool's acquire timeout (2 s) and says so; the start waits for the next probe.
+     */
+    private static final LogLines.Expectation STARTING_TOGETHER = new LogLines.Expectation(
+            "io.quarkus.reactive.datasource.runtime.ReactiveDatasourceHealthCheck", "WARN", "Timeout waiting for connection");
+
     private static LocalSystem system;
 
     private RunningSystem() {
@@ -36,9 +43,11 @@ final class RunningSystem {
      * log check of the services as they ship (full logger names, see ServiceProcess).
      */
     static void assertCleanLogs(LogLines.Expectation... expected) {
+        List<LogLines.Expectation> allowed = new ArrayList<>(List.of(expected));
+        allowed.add(STARTING_TOGETHER);
         List<String> unexpected = new ArrayList<>();
         for (ServiceProcess service : get().services()) {
-            LogLines.unexpected(service.log(), 0, List.of(expected)).forEach(line -> unexpected.add(service.name() + ": " + line));
+            LogLines.unexpected(service.log(), 0, allowed).forEach(line -> unexpected.add(service.name() + ": " + line));
         }
         assertThat(unexpected).as("WARN/ERROR lines in the services' logs").isEmpty();
     }

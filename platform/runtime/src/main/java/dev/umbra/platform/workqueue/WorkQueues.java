@@ -28,6 +28,7 @@ public class WorkQueues {
 
     private static final Logger LOG = Logger.getLogger(WorkQueues.class);
     private static final Duration REPORT_INTERVAL = Duration.ofMinutes(1);
+    private static final int REPORTED_FROM = 3;
 
     private final Pool pool;
     private final Clock clock;
@@ -90,31 +91,35 @@ public class WorkQueues {
     }
 
     /**
-     * Rounds that fail in a row, almost always because the database is away: the first failure is
-     * reported, then one line a minute while it lasts, and one when a round succeeds again, instead
-     * of a line every poll interval for every queue.
+     * Rounds that fail in a row, almost always because the database is away or busy: a single failed
+     * round (a connection not acquired in time) is nothing to report, as the next one, a poll interval
+     * later, tries again. From the third in a row one line, then one a minute while it lasts, and one
+     * when a round succeeds again.
      */
     private final class RoundFailures {
 
         private int inARow;
         private long lastReported;
+        private boolean reported;
 
         synchronized void failed(WorkQueue queue, Throwable e) {
             inARow++;
             long now = System.nanoTime();
-            if (stopping) {
-                LOG.debugf("work queue %s: round failed while the application stops: %s", queue.name(), e);
-            } else if (inARow == 1 || now - lastReported >= REPORT_INTERVAL.toNanos()) {
+            if (stopping || inARow < REPORTED_FROM) {
+                LOG.debugf("work queue %s: round failed (%d in a row): %s", queue.name(), inARow, e);
+            } else if (!reported || now - lastReported >= REPORT_INTERVAL.toNanos()) {
+                reported = true;
                 lastReported = now;
                 LOG.warnf("work queue %s: round failed (%d in a row; the next one tries again): %s", queue.name(), inARow, e.toString());
             }
         }
 
         synchronized void over(WorkQueue queue) {
-            if (inARow > 0) {
+            if (reported) {
                 LOG.infof("work queue %s: rounds succeed again after %d failed", queue.name(), inARow);
-                inARow = 0;
             }
+            inARow = 0;
+            reported = false;
         }
     }
 }
