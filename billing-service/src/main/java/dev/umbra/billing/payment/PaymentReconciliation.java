@@ -8,6 +8,7 @@ import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayPayment;
 import dev.umbra.billing.payment.PaymentSettlement.Result;
 import dev.umbra.billing.payment.PaymentSettlement.Source;
 import dev.umbra.platform.storage.Statements;
+import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
 import dev.umbra.platform.workqueue.WorkItem;
@@ -148,7 +149,12 @@ public class PaymentReconciliation implements WorkHandler {
                 })
                 .onFailure().invoke(error -> {
                     metrics.reconciliationRun(false);
-                    LOG.warnf("payment reconciliation: run failed after %d payments, the next run carries on: %s", tried.size(), error.toString());
+                    // the database away or busy is reported by the storage guards and the failed-runs metric; a run it cut short is routine
+                    if (StorageFaults.isTransient(error)) {
+                        LOG.infof("payment reconciliation: run cut short after %d payments, the next run carries on: %s", tried.size(), error.toString());
+                    } else {
+                        LOG.warnf("payment reconciliation: run failed after %d payments, the next run carries on: %s", tried.size(), error.toString());
+                    }
                 });
     }
 
