@@ -73,7 +73,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Waits until the management interface says the service is ready, then streams its outbox if it publishes events. */
     void awaitReady(Devstack stack) {
-        Await.until(name(), Duration.ofSeconds(90), process, this::ready);
+        Await.until(name(), Duration.ofSeconds(180), process, this::ready);
         if (service.hasOutbox()) {
             stack.streamOutbox(service.name(), service.database());
         }
