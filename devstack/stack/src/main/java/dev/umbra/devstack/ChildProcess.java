@@ -113,6 +113,16 @@ final class ChildProcess implements AutoCloseable {
         }
     }
 
+    /** SIGKILL, and waits until the process is gone. */
+    void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Sends SIGTERM and waits; kills the process if it does not stop in time. */
     void stop(Duration grace) {
         if (!process.isAlive()) {

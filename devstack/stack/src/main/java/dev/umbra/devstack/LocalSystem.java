@@ -3,6 +3,7 @@ package dev.umbra.devstack;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -13,11 +14,13 @@ import java.util.function.Consumer;
 public final class LocalSystem implements AutoCloseable {
 
     private final Devstack stack;
+    private final Path repoRoot;
     private final List<ServiceProcess> services;
 
-    private LocalSystem(Devstack stack, List<ServiceProcess> services) {
+    private LocalSystem(Devstack stack, Path repoRoot, List<ServiceProcess> services) {
         this.stack = stack;
-        this.services = services;
+        this.repoRoot = repoRoot;
+        this.services = new CopyOnWriteArrayList<>(services);
     }
 
     /**
@@ -36,7 +39,7 @@ public final class LocalSystem implements AutoCloseable {
             eachAtOnce(started, service -> service.awaitReady(stack));
             started.stream().filter(s -> s.name().equals("billing-service")).findFirst()
                     .ifPresent(billing -> stack.paymentGateway().callbackUrl(billing.url() + "/webhooks/payment-gateway"));
-            return new LocalSystem(stack, started);
+            return new LocalSystem(stack, repoRoot, started);
         } catch (RuntimeException e) {
             started.forEach(ServiceProcess::close);
             throw e;
@@ -48,7 +51,18 @@ public final class LocalSystem implements AutoCloseable {
     }
 
     public List<ServiceProcess> services() {
-        return services;
+        return List.copyOf(services);
+    }
+
+    /** kill -9 of a running service by its registry name, as a crash would; returns once it is gone. */
+    public void crash(String service) {
+        process(service).crash();
+    }
+
+    /** Starts a crashed or stopped service again on its ports and waits until it is ready. */
+    public void restart(String service) {
+        ServiceProcess old = process(service);
+        services.set(services.indexOf(old), old.restarted(stack, repoRoot));
     }
 
     /** The public API of a running service, by its registry name ({@code guild}, {@code licensing}, …). */

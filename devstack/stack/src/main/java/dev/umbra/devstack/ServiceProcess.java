@@ -101,6 +101,18 @@ public final class ServiceProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /** kill -9, as a crash would: no shutdown, offsets not committed, transactions cut off. Returns once the process is gone. */
+    void crash() {
+        process.kill();
+    }
+
+    /** The same service started again on the same ports, appending to the same log; waits until it is ready. */
+    ServiceProcess restarted(Devstack stack, Path repoRoot) {
+        ServiceProcess again = launch(stack, repoRoot, service, port, managementPort);
+        again.awaitReady(stack);
+        return again;
+    }
+
     private boolean ready() {
         try {
             HttpResponse<Void> response = HttpClient.newHttpClient().send(
