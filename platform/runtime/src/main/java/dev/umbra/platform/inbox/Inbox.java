@@ -65,6 +65,8 @@ public class Inbox {
     private static final Logger LOG = Logger.getLogger(Inbox.class);
     /** Races in a row that are normal when two channels replay the same aggregates at once; more is worth a WARN. */
     private static final int CONFLICTS_BEFORE_WARNING = 5;
+    /** One connection not acquired in time is no outage: the warning waits for the third attempt in a row. */
+    private static final int FAULTS_BEFORE_WARNING = 3;
 
     private final DeadLetters deadLetters;
     private final InboxMetrics metrics;
@@ -192,7 +194,11 @@ public class Inbox {
                         Item culprit = failed.index >= 0 ? items.get(failed.index) : items.get(0);
                         if (isTransient(cause)) {
                             metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.TRANSIENT);
-                            warnWaiting(culprit, cause, transientFailures + 1);
+                            if (transientFailures + 1 >= FAULTS_BEFORE_WARNING) {
+                                warnWaiting(culprit, cause, transientFailures + 1);
+                            } else {
+                                LOG.debugf("%s tries %s again after a passing fault: %s", consumer, culprit.position(), rootMessage(cause));
+                            }
                             return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures));
                         }
                         if (StorageFaults.lostRace(cause)) {
