@@ -11,6 +11,7 @@ import jakarta.persistence.LockModeType;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 
 /** The invoice of one successful charge (one per payment, by a unique index). Its amounts change only through {@link InvoiceAmounts}. */
@@ -64,10 +65,11 @@ public class Invoice extends PanacheEntityBase {
         invoice.subscriptionId = content.subscriptionId();
         invoice.userId = content.userId();
         invoice.paymentId = content.paymentId();
-        invoice.periodStart = content.periodStart();
-        invoice.periodEnd = content.periodEnd();
+        // as PostgreSQL keeps them, so that InvoiceGenerated says what the row says
+        invoice.periodStart = content.periodStart().truncatedTo(ChronoUnit.MICROS);
+        invoice.periodEnd = content.periodEnd().truncatedTo(ChronoUnit.MICROS);
         invoice.currency = content.currency();
-        invoice.issuedAt = at;
+        invoice.issuedAt = at.truncatedTo(ChronoUnit.MICROS);
         invoice.take(InvoiceAmounts.paid(content.total()));
         return invoice;
     }

@@ -26,8 +26,11 @@ import org.jboss.resteasy.reactive.RestResponse;
  * A subscription's ledger, read on both time axes: {@code asOf} (actual time: what had happened by
  * then) and {@code knownAt} (record time: what billing knew by then), both ISO-8601 instants, now when
  * absent. Whoever may read the subscription reads its ledger; corrections are an operator's.
+ *
+ * <p>Rooted at "/" like the subscriptions' resource: a class path of its own ("subscriptions/{id}")
+ * would take every request under a subscription away from that resource.
  */
-@Path("subscriptions/{id}")
+@Path("/")
 public class LedgerResource {
 
     public record CorrectionRequest(@NotNull UUID entryId, @NotNull Long amount, @NotBlank @Size(max = 150) String reason) {
@@ -64,7 +67,7 @@ public class LedgerResource {
     }
 
     @GET
-    @Path("ledger")
+    @Path("subscriptions/{id}/ledger")
     @RolesAllowed({Roles.BOT, Roles.USER, Roles.ADMIN})
     public Uni<LedgerView> entries(@PathParam("id") UUID id, @QueryParam("asOf") String asOf, @QueryParam("knownAt") String knownAt) {
         Instant now = clock.instant();
@@ -75,7 +78,7 @@ public class LedgerResource {
     }
 
     @GET
-    @Path("balance")
+    @Path("subscriptions/{id}/balance")
     @RolesAllowed({Roles.BOT, Roles.USER, Roles.ADMIN})
     public Uni<BalanceView> balance(@PathParam("id") UUID id, @QueryParam("asOf") String asOf, @QueryParam("knownAt") String knownAt) {
         Instant now = clock.instant();
@@ -87,7 +90,7 @@ public class LedgerResource {
 
     /** Corrects an entry to the right amount (signed as the ledger shows it): a reversal and an adjustment, 201. */
     @POST
-    @Path("ledger/corrections")
+    @Path("subscriptions/{id}/ledger/corrections")
     @RolesAllowed(Roles.ADMIN)
     public Uni<RestResponse<CorrectionView>> correct(@PathParam("id") UUID id, @Valid @NotNull CorrectionRequest request) {
         return readable(id).chain(() -> ledger.correct(id, request.entryId(), request.amount(), request.reason()))
