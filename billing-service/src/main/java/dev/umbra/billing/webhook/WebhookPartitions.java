@@ -8,7 +8,9 @@ import org.jboss.logging.Logger;
 /**
  * Keeps the monthly partitions of webhook_events ahead of time (the migration made the first ones).
  * Each replica checks daily; the statement creates only what is missing, and a replica that loses the
- * race to create one simply finds it there the next day.
+ * race to create one simply finds it there the next day. The first check waits a minute after the
+ * start: the migration has made the months ahead, and a start is the busiest moment for the pool (a
+ * check timing out there waited a whole day for the next one).
  */
 @ApplicationScoped
 class WebhookPartitions {
@@ -23,7 +25,7 @@ class WebhookPartitions {
         this.settings = settings;
     }
 
-    @Scheduled(every = "24h", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "24h", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> ensureAhead() {
         return events.ensurePartitions(settings.partitionsAhead())
                 .invoke(created -> {
