@@ -53,8 +53,9 @@ public class LedgerService {
     public Uni<Ledger.Correction> correct(UUID subscriptionId, UUID entryId, long rightAmount, String reason) {
         return lockLedger(subscriptionId).chain(() -> load(subscriptionId)).chain(ledger -> {
             Instant now = clock.instant();
-            UUID eventId = UUID.randomUUID();
-            Ledger.Correction correction = ledger.correct(entryId, rightAmount, reason, eventId, now);
+            // The entries are made first so that the event can name them; their source, the event's id, is
+            // known once the outbox wrote it, and replaces this provisional one before they are stored.
+            Ledger.Correction correction = ledger.correct(entryId, rightAmount, reason, UUID.randomUUID(), now);
             LedgerEntry reversal = correction.reversal();
             LedgerEntryCorrected event = new LedgerEntryCorrected(subscriptionId, entryId, reversal.id(), correction.adjustment().id(),
                     BigDecimal.valueOf(-reversal.amount()), BigDecimal.valueOf(rightAmount), reversal.currency(), reversal.occurredAt(), reason);
