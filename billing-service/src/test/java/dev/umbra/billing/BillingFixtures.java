@@ -8,6 +8,7 @@ import dev.umbra.testing.Tokens;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -32,6 +33,25 @@ public final class BillingFixtures {
                 .body("{\"guildId\":\"" + guildId + "\",\"userId\":\"" + userId + "\",\"planCode\":\"" + plan
                         + "\",\"billingKeyId\":\"" + billingKeyId + "\"}")
                 .when().post("/subscriptions");
+    }
+
+    /** The invoices of a subscription, as an operator reads them, newest first. */
+    public static List<Map<String, Object>> invoicesOf(UUID subscriptionId) {
+        return given().auth().oauth2(Tokens.admin()).when().get("/subscriptions/{id}/invoices", subscriptionId)
+                .then().statusCode(200).extract().jsonPath().getList("$");
+    }
+
+    /** A refund of an invoice asked for by an operator. */
+    public static Response refund(UUID invoiceId, long amount, String reason, String idempotencyKey) {
+        return given().auth().oauth2(Tokens.admin()).contentType(ContentType.JSON).header("Idempotency-Key", idempotencyKey)
+                .body("{\"amount\":" + amount + ",\"reason\":\"" + reason + "\"}")
+                .when().post("/invoices/{id}/refunds", invoiceId);
+    }
+
+    /** The distinct events (by event id) of one type among an aggregate's records: a redelivery is not a second event. */
+    public static long distinctEvents(KafkaProbe topic, String aggregateId, String eventType) {
+        return ofAggregate(topic, aggregateId).stream().filter(r -> eventType.equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)))
+                .map(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID)).distinct().count();
     }
 
     /** The event types of one aggregate's records, in the order the topic holds them. */

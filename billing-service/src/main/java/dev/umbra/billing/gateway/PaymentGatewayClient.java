@@ -34,8 +34,20 @@ public class PaymentGatewayClient {
     public record IssuedBillingKey(String billingKey, String maskedCardNumber, String issuer) {
     }
 
-    /** A payment as the gateway reports it: status IN_PROGRESS, DONE, ABORTED or CANCELED. */
-    public record GatewayPayment(String paymentKey, String orderId, String status, long amount) {
+    /**
+     * A payment as the gateway reports it: status IN_PROGRESS, DONE, ABORTED, PARTIAL_CANCELED or
+     * CANCELED, with the cancels (refunds) made of it.
+     */
+    public record GatewayPayment(String paymentKey, String orderId, String status, long amount, List<GatewayCancel> cancels) {
+
+        /** The cancel that the request with {@code idempotencyKey} made, if the gateway made it. */
+        public Optional<GatewayCancel> cancelOf(String idempotencyKey) {
+            return cancels.stream().filter(cancel -> idempotencyKey.equals(cancel.idempotencyKey())).findFirst();
+        }
+    }
+
+    /** Money given back from a payment, with the idempotency key of the request that asked for it. */
+    public record GatewayCancel(String transactionKey, long amount, String idempotencyKey) {
     }
 
     /**
@@ -95,12 +107,29 @@ public class PaymentGatewayClient {
                 });
     }
 
-    /** Cancels (refunds) a paid payment; repeating it with the same idempotency key cancels once. */
-    public Uni<GatewayPayment> cancel(String paymentKey, String reason, String idempotencyKey) {
-        JsonObject body = new JsonObject().put("cancelReason", reason);
+    /**
+     * Gives {@code amount} of a paid payment back (a refund, whole or partial), through the pg-payment
+     * guard like a charge; repeating it with the same idempotency key cancels once. Never fails: every
+     * failure is classified.
+     */
+    public Uni<CancelOutcome> cancel(String paymentKey, long amount, String reason, String idempotencyKey) {
+        JsonObject body = new JsonObject().put("cancelReason", reason).put("cancelAmount", amount);
         return payment.call(() -> send(paymentClient.postAbs(url("/v1/payments/" + paymentKey + "/cancel"))
                         .putHeader("Idempotency-Key", idempotencyKey), settings.payment(), body))
-                .map(answer -> payment(expect(answer, 200)));
+                .map(answer -> {
+                    if (answer.statusCode() == 200) {
+                        return payment(answer.bodyAsJsonObject()).cancelOf(idempotencyKey)
+                                .<CancelOutcome>map(cancel -> new CancelOutcome.Canceled(cancel.transactionKey()))
+                                .orElseGet(() -> new CancelOutcome.Uncertain("the gateway's answer lists no cancel with our key"));
+                    }
+                    if (answer.statusCode() >= 400) {
+                        JsonObject error = errorOf(answer);
+                        return (CancelOutcome) new CancelOutcome.Rejected(answer.statusCode(), error.getString("code", "UNKNOWN"),
+                                error.getString("message", ""));
+                    }
+                    return (CancelOutcome) new CancelOutcome.Uncertain("unexpected answer " + answer.statusCode());
+                })
+                .onFailure().recoverWithItem(CancelOutcome::ofFailure);
     }
 
     public Uni<Optional<GatewayPayment>> find(String paymentKey) {
@@ -162,8 +191,12 @@ public class PaymentGatewayClient {
     }
 
     private static GatewayPayment payment(JsonObject json) {
+        JsonArray canceled = json.getJsonArray("cancels", new JsonArray());
+        List<GatewayCancel> cancels = canceled.stream().map(c -> (JsonObject) c)
+                .map(c -> new GatewayCancel(c.getString("transactionKey"), c.getLong("cancelAmount", 0L), c.getString("idempotencyKey")))
+                .toList();
         return new GatewayPayment(json.getString("paymentKey"), json.getString("orderId"), json.getString("status"),
-                json.getLong("totalAmount", 0L));
+                json.getLong("totalAmount", 0L), cancels);
     }
 
     private String url(String path) {

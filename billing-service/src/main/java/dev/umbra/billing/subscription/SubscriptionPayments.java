@@ -1,7 +1,11 @@
 package dev.umbra.billing.subscription;
 
+import dev.umbra.billing.invoice.InvoiceContent;
+import dev.umbra.billing.invoice.Invoices;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.payment.PaymentOutcomes;
+import dev.umbra.billing.plan.Plan;
+import dev.umbra.billing.plan.PlanCatalogue;
 import dev.umbra.billing.settings.BillingSettings;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -11,7 +15,7 @@ import org.jboss.logging.Logger;
 
 /**
  * What a settled payment does to its subscription: the first charge starts or ends it, a renewal pays
- * the period or moves dunning on, an upgrade changes the plan. Runs in the settling transaction,
+ * the period or moves dunning on, an upgrade changes the plan; a success is invoiced. Runs in the settling transaction,
  * whoever settles (the charge's own answer, the gateway's callback, the reconciliation job), with the
  * subscription row locked so that concurrent changes apply one after the other.
  */
@@ -24,34 +28,67 @@ public class SubscriptionPayments implements PaymentOutcomes {
 
     private final SubscriptionChanges changes;
     private final BillingSettings settings;
+    private final Invoices invoices;
 
-    public SubscriptionPayments(SubscriptionChanges changes, BillingSettings settings) {
+    public SubscriptionPayments(SubscriptionChanges changes, BillingSettings settings, Invoices invoices) {
         this.changes = changes;
         this.settings = settings;
+        this.invoices = invoices;
     }
 
     static String upgradePurpose(String planCode) {
         return UPGRADE_PREFIX + planCode;
     }
 
+    /**
+     * The subscription takes the payment, and the payment gets its invoice: every success has one,
+     * also one the subscription can no longer use (the money was taken; refunding it needs the invoice).
+     */
     @Override
     public Uni<Void> succeeded(Payment payment, Instant at) {
-        return change(payment, subscription -> {
-            try {
-                if (payment.purpose.startsWith(UPGRADE_PREFIX)) {
-                    String toPlan = payment.purpose.substring(UPGRADE_PREFIX.length());
-                    return subscription.upgradeCharged(new UpgradeQuote(subscription.id(), subscription.planCode(), toPlan, payment.period,
-                            payment.amount, payment.idempotencyKey), at);
-                }
-                return payment.period == 0 && !subscription.started() ? subscription.firstChargeSucceeded(at)
-                        : subscription.renewalSucceeded(payment.period, payment.id, at);
-            } catch (IllegalTransitionException cannotUseIt) {
-                // Money was taken for something the subscription no longer wants; refunds are the invoices' work.
-                LOG.warnf("payment %s (%s, period %d) succeeded but subscription %s cannot use it, to be refunded: %s", payment.id,
-                        payment.purpose, payment.period, subscription.id(), cannotUseIt.getMessage());
-                return null;
+        return StoredSubscription.lockById(payment.subscriptionId).chain(row -> {
+            Subscription before = row.toDomain();
+            Transition transition = success(payment, before, at);
+            Uni<Subscription> after = transition == null ? Uni.createFrom().item(before) : changes.apply(row, transition);
+            return after.chain(subscription -> invoices.issue(invoiceOf(payment, before, subscription, at), payment.paidAmount,
+                    payment.attemptedAt, at));
+        }).replaceWithVoid();
+    }
+
+    /** Null when the subscription cannot use the payment. */
+    private static Transition success(Payment payment, Subscription subscription, Instant at) {
+        try {
+            if (payment.purpose.startsWith(UPGRADE_PREFIX)) {
+                String toPlan = payment.purpose.substring(UPGRADE_PREFIX.length());
+                return subscription.upgradeCharged(new UpgradeQuote(subscription.id(), subscription.planCode(), toPlan, payment.period,
+                        payment.amount, payment.idempotencyKey), at);
             }
-        });
+            return payment.period == 0 && !subscription.started() ? subscription.firstChargeSucceeded(at)
+                    : subscription.renewalSucceeded(payment.period, payment.id, at);
+        } catch (IllegalTransitionException cannotUseIt) {
+            // Money was taken for something the subscription no longer wants: its invoice is issued, an operator refunds it.
+            LOG.warnf("payment %s (%s, period %d) succeeded but subscription %s cannot use it, to be refunded: %s", payment.id,
+                    payment.purpose, payment.period, subscription.id(), cannotUseIt.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * What the payment paid for: a period's plan, or an upgrade's prorated share of the paid period
+     * from the moment it was charged.
+     */
+    static InvoiceContent invoiceOf(Payment payment, Subscription before, Subscription after, Instant at) {
+        if (payment.purpose.startsWith(UPGRADE_PREFIX)) {
+            Plan to = PlanCatalogue.of(payment.purpose.substring(UPGRADE_PREFIX.length()));
+            Period paid = before.started() ? before.cycle().period(payment.period) : new BillingCycle(at).period(0);
+            Instant from = paid.contains(payment.attemptedAt) ? payment.attemptedAt : paid.start();
+            return InvoiceContent.of(payment.id, after.id(), after.userId(), from, paid.end(),
+                    "Upgrade to " + to.name() + ", prorated for the rest of period " + paid.number(), payment.paidAmount, to.currency());
+        }
+        Period period = after.started() ? after.cycle().period(payment.period) : new BillingCycle(at).period(payment.period);
+        Plan plan = after.plan();
+        return InvoiceContent.of(payment.id, after.id(), after.userId(), period.start(), period.end(),
+                plan.name() + " plan, period " + period.number(), payment.paidAmount, plan.currency());
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.umbra.billing.web;
 
+import dev.umbra.billing.invoice.RefundRejectedException;
+import dev.umbra.billing.ledger.CorrectionRejectedException;
 import dev.umbra.billing.plan.UnknownPlanException;
 import dev.umbra.billing.subscription.IllegalTransitionException;
 import dev.umbra.billing.subscription.PlanChangeRejectedException;
@@ -9,7 +11,8 @@ import jakarta.ws.rs.core.UriInfo;
 import java.util.List;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
-/** The billing rules' refusals as problem+json: a change the state does not allow is 409, a malformed one 422. */
+/** The billing rules' refusals as problem+json: a change the state does not allow is 409, a malformed one 422,
+ * as are a refund or a ledger correction the rules refuse. */
 public class BillingProblemMappers {
 
     @ServerExceptionMapper
@@ -19,6 +22,16 @@ public class BillingProblemMappers {
 
     @ServerExceptionMapper
     public Response planChangeRejected(PlanChangeRejectedException e, UriInfo uri) {
+        return problem(422, "Unprocessable Content", e.getMessage(), uri);
+    }
+
+    @ServerExceptionMapper
+    public Response refundRejected(RefundRejectedException e, UriInfo uri) {
+        return problem(422, "Unprocessable Content", e.getMessage(), uri);
+    }
+
+    @ServerExceptionMapper
+    public Response correctionRejected(CorrectionRejectedException e, UriInfo uri) {
         return problem(422, "Unprocessable Content", e.getMessage(), uri);
     }
 

@@ -9,8 +9,10 @@ import org.jboss.logging.Logger;
 
 /**
  * Keeps the monthly partitions of webhook_events ahead of time (the migration made the first ones).
- * Each replica checks daily, retrying a failed check within the half hour; the statement creates only
- * what is missing, and a replica that loses the race to create one simply finds it there the next day.
+ * Each replica checks daily, the first time a minute after its start (the migration made the months
+ * ahead, and a start is the pool's busiest moment), retrying a failed check within the half hour; the
+ * statement creates only what is missing, and a replica that loses the race to create one simply finds
+ * it there the next day.
  */
 @ApplicationScoped
 class WebhookPartitions {
@@ -28,7 +30,7 @@ class WebhookPartitions {
         this.settings = settings;
     }
 
-    @Scheduled(every = "24h", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "24h", delayed = "1m", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> ensureAhead() {
         return events.ensurePartitions(settings.partitionsAhead())
                 // a busy or restarting database at the daily check (often right at start) is not worth a day's wait

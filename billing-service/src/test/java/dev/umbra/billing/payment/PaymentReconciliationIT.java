@@ -1,5 +1,6 @@
 package dev.umbra.billing.payment;
 
+import static dev.umbra.billing.BillingFixtures.distinctEvents;
 import static dev.umbra.billing.payment.GatewayCharges.DB;
 import static dev.umbra.billing.payment.GatewayCharges.WAIT;
 import static dev.umbra.billing.payment.GatewayCharges.outcomes;
@@ -9,7 +10,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.umbra.billing.gateway.ChargeOutcome;
+import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.Topics;
+import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
 import io.quarkus.test.common.ResourceArg;
@@ -25,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The reconciliation job against devstack's gateway sandbox: what no callback settled, it settles, once. */
@@ -39,6 +45,11 @@ class PaymentReconciliationIT extends SandboxCallingBack {
 
     @Inject
     PaymentReconciliation reconciliation;
+
+    @BeforeAll
+    static void streamOutbox() {
+        Devstack.shared().streamOutbox("billing", "billing");
+    }
 
     @Test
     void aLostCallbackIsMadeUpByTheJobLookingTheKeyUp() {
@@ -153,7 +164,43 @@ class PaymentReconciliationIT extends SandboxCallingBack {
             assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
             assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
             assertThat(DB.text("select status from webhook_events where payload ->> 'paymentKey' = ?", keys.get(i))).isIn("completed", "skipped");
+            assertThat(DB.count("select count(*) from invoice where payment_id = ?", payment.paymentId())).isOne();
         }
+        // whoever won, each payment's invoice was announced once
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.INVOICE))) {
+            for (PaymentRows.FirstCharge payment : payments) {
+                String invoice = DB.text("select id::text from invoice where payment_id = ?", payment.paymentId());
+                await().atMost(WAIT).until(() -> distinctEvents(topic, invoice, "InvoiceGenerated") == 1);
+            }
+        }
+    }
+
+    @Test
+    void aDatabaseFaultWhileInvoicingLeavesThePaymentInProgressUntilANextRunSettlesItWithItsInvoice() {
+        sandbox.loseCallbacks(1);
+        String paymentKey = ((ChargeOutcome.Accepted) gateway.charge("pay-fault-" + System.nanoTime(), 9_900)).paymentKey();
+        PaymentRows.FirstCharge payment = inProgressAt(paymentKey);
+        String fault = "invoice_fault_" + payment.subscriptionId().toString().replace("-", "");
+        PaymentRows.execute("create function " + fault + "() returns trigger language plpgsql as $$ begin "
+                + "if new.subscription_id = '" + payment.subscriptionId() + "' then raise exception 'injected fault' using errcode = '40001'; end if; "
+                + "return new; end; $$");
+        PaymentRows.execute("create trigger " + fault + " before insert on invoice for each row execute function " + fault + "()");
+        try {
+            PaymentReconciliation.RunSummary failed = reconcile();
+            assertThat(failed.unreachable()).isGreaterThanOrEqualTo(1);
+            // no success without its invoice: the settlement rolled back whole
+            assertThat(status(payment.paymentId())).isEqualTo("IN_PROGRESS");
+            assertThat(outcomes(payment.subscriptionId())).isZero();
+        } finally {
+            PaymentRows.execute("drop trigger " + fault + " on invoice");
+            PaymentRows.execute("drop function " + fault + "()");
+        }
+
+        reconcile();
+
+        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(DB.count("select count(*) from invoice where payment_id = ?", payment.paymentId())).isOne();
+        assertThat(DB.count("select count(*) from ledger_entry where kind = 'CHARGE' and subscription_id = ?", payment.subscriptionId())).isOne();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.umbra.billing.subscription;
 
 import static dev.umbra.billing.BillingFixtures.eventTypes;
+import static dev.umbra.billing.BillingFixtures.invoicesOf;
 import static dev.umbra.billing.BillingFixtures.ofAggregate;
 import static dev.umbra.billing.BillingFixtures.subscribe;
 import static io.restassured.RestAssured.given;
@@ -30,6 +31,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -108,6 +110,12 @@ class RenewalsIT extends PayingUserTest {
         assertThat(DB.text("select status from subscription where id = ?", ending)).isEqualTo("CANCELED");
         assertThat(chargesOf(renewed)).hasSize(2).last().satisfies(c -> assertThat(c.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(renewed, 1)));
         assertThat(chargesOf(ending)).hasSize(1);
+        // one invoice per paid period, the renewal's for the period that follows the first
+        List<Map<String, Object>> invoices = invoicesOf(renewed);
+        assertThat(invoices).hasSize(2);
+        assertThat(invoices.get(0).get("periodStart")).isEqualTo(invoices.get(1).get("periodEnd"));
+        assertThat(invoices).allSatisfy(invoice -> assertThat(invoice.get("total")).isEqualTo(9_900));
+        assertThat(invoicesOf(ending)).hasSize(1);
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> eventTypes(topic, renewed.toString()).size() >= 2);
             assertThat(eventTypes(topic, renewed.toString())).containsExactly("SubscriptionStarted", "PaymentSucceeded");

@@ -18,6 +18,7 @@ import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
@@ -41,7 +42,9 @@ import javax.crypto.spec.SecretKeySpec;
  * ({@code POST /v1/billing/{billingKey}}, honouring {@code Idempotency-Key} as real gateways do: the same key is
  * the same payment, unless that payment was declined, when the key takes a new attempt),
  * look a payment up by its key ({@code GET /v1/payments/{paymentKey}}), list the payments of an order
- * ({@code GET /v1/payments?orderId=}) and cancel one ({@code POST /v1/payments/{paymentKey}/cancel}).
+ * ({@code GET /v1/payments?orderId=}) and cancel one, whole or in part ({@code POST /v1/payments/{paymentKey}/cancel
+ * {cancelReason, cancelAmount?}}, honouring {@code Idempotency-Key}: the same key on the same payment is the same cancel;
+ * a payment reports its {@code balanceAmount} and its {@code cancels}, each with the key that asked for it).
  * Calls authenticate with HTTP Basic (the secret key as user name). Every change of a payment is also
  * sent to the callback URL, signed with HMAC-SHA256.
  *
@@ -55,17 +58,25 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     public static final String SIGNATURE_HEADER = "Payment-Gateway-Signature";
     public static final String TIMESTAMP_HEADER = "Payment-Gateway-Timestamp";
 
-    public enum Status { IN_PROGRESS, DONE, ABORTED, CANCELED }
+    public enum Status { IN_PROGRESS, DONE, ABORTED, PARTIAL_CANCELED, CANCELED }
 
     /** A payment the gateway created: money was taken when its status is DONE. */
     public record Charge(String paymentKey, String orderId, String idempotencyKey, String billingKey, long amount,
             Status status, Instant requestedAt) {
     }
 
+    /** Money given back from a paid payment: the record a "never refunded more than was paid" check reads. */
+    public record Cancel(String transactionKey, String paymentKey, String idempotencyKey, long amount, String reason, Instant at) {
+    }
+
     /** A call that reached the gateway's API, whatever was answered. */
     public record Received(String method, String path, String idempotencyKey, Instant at) {
         public boolean isCharge() {
             return method.equals("POST") && path.startsWith("/v1/billing/") && !path.endsWith("/issue");
+        }
+
+        public boolean isCancel() {
+            return method.equals("POST") && path.startsWith("/v1/payments/") && path.endsWith("/cancel");
         }
     }
 
@@ -86,6 +97,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     private final Map<String, Charge> charges = new ConcurrentHashMap<>();
     private final List<String> chargeOrder = new CopyOnWriteArrayList<>();
     private final Map<String, String> paymentsByIdempotencyKey = new ConcurrentHashMap<>();
+    private final Map<String, List<Cancel>> cancels = new ConcurrentHashMap<>();
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final List<Callback> callbacks = new CopyOnWriteArrayList<>();
     private final Faults faults = new Faults();
@@ -162,6 +174,16 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         return received.stream().filter(Received::isCharge).count();
     }
 
+    /** The cancels of a payment, oldest first. */
+    public List<Cancel> cancelsOf(String paymentKey) {
+        return List.copyOf(cancels.getOrDefault(paymentKey, List.of()));
+    }
+
+    /** Cancel requests that reached the API, the failed ones too. */
+    public long cancelAttempts() {
+        return received.stream().filter(Received::isCancel).count();
+    }
+
     public List<Callback> callbacks() {
         return List.copyOf(callbacks);
     }
@@ -197,6 +219,17 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     /** The next {@code count} charges happen, then their connection is reset before any answer. */
     public void resetAfterCharge(int count) {
         faults.resets.set(count);
+    }
+
+    /** The next {@code count} cancels happen, but their answer comes only after {@code delay}. */
+    public void answerCancelLate(int count, Duration delay) {
+        faults.lateCancelDelay.set(delay);
+        faults.lateCancels.set(count);
+    }
+
+    /** The next {@code count} cancels happen, then their connection is reset before any answer. */
+    public void resetAfterCancel(int count) {
+        faults.cancelResets.set(count);
     }
 
     /** The next {@code count} charges stay IN_PROGRESS (no callback) until {@link #settle}. */
@@ -247,6 +280,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         charges.clear();
         chargeOrder.clear();
         paymentsByIdempotencyKey.clear();
+        cancels.clear();
         received.clear();
         callbacks.clear();
     }
@@ -277,9 +311,9 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             respond(exchange, charge == null ? 404 : 200, charge == null ? error("NOT_FOUND_PAYMENT", "no such payment") : payment(charge));
         } else if ("GET".equals(method) && path.equals("/v1/payments")) {
             String orderId = query(exchange, "orderId");
-            respond(exchange, 200, JSON.valueToTree(chargesOf(orderId == null ? "" : orderId).stream().map(PaymentGatewaySandbox::payment).toList()));
+            respond(exchange, 200, JSON.valueToTree(chargesOf(orderId == null ? "" : orderId).stream().map(this::payment).toList()));
         } else if ("POST".equals(method) && path.matches("/v1/payments/[^/]+/cancel")) {
-            cancel(exchange, path.substring("/v1/payments/".length(), path.lastIndexOf('/')));
+            cancel(exchange, path.substring("/v1/payments/".length(), path.lastIndexOf('/')), idempotencyKey, body);
         } else {
             respond(exchange, 404, error("NOT_FOUND", "no such endpoint"));
         }
@@ -352,21 +386,59 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         return charge;
     }
 
-    private void cancel(HttpExchange exchange, String paymentKey) throws IOException {
-        Charge before = charges.get(paymentKey);
-        if (before == null) {
-            respond(exchange, 404, error("NOT_FOUND_PAYMENT", "no such payment"));
+    /**
+     * Gives back {@code cancelAmount} (the whole balance when absent) of a paid payment. The same
+     * idempotency key on the same payment is the same cancel: answered again, nothing given back twice.
+     * A cancel of more than the balance is refused; a payment with nothing left becomes CANCELED.
+     */
+    private void cancel(HttpExchange exchange, String paymentKey, String idempotencyKey, JsonNode body) throws IOException {
+        Charge after;
+        synchronized (cancels) {
+            Charge before = charges.get(paymentKey);
+            if (before == null) {
+                respond(exchange, 404, error("NOT_FOUND_PAYMENT", "no such payment"));
+                return;
+            }
+            List<Cancel> earlier = cancels.getOrDefault(paymentKey, List.of());
+            boolean repeated = idempotencyKey != null && earlier.stream().anyMatch(c -> idempotencyKey.equals(c.idempotencyKey()));
+            boolean wholeAgain = before.status() == Status.CANCELED && !body.has("cancelAmount");
+            if (!repeated && !wholeAgain) {
+                if (before.status() != Status.DONE && before.status() != Status.PARTIAL_CANCELED) {
+                    respond(exchange, 400, error("NOT_CANCELABLE_PAYMENT", "only a paid payment can be canceled"));
+                    return;
+                }
+                long balance = balance(before);
+                long amount = body.path("cancelAmount").asLong(balance);
+                if (amount <= 0 || amount > balance) {
+                    respond(exchange, 400, error("NOT_CANCELABLE_AMOUNT", "the amount to cancel must be between 1 and the balance " + balance));
+                    return;
+                }
+                List<Cancel> more = new ArrayList<>(earlier);
+                more.add(new Cancel("tx_" + randomHex(12), paymentKey, idempotencyKey, amount, body.path("cancelReason").asText(""), Instant.now()));
+                cancels.put(paymentKey, List.copyOf(more));
+                Charge canceled = withStatus(before, amount == balance ? Status.CANCELED : Status.PARTIAL_CANCELED);
+                charges.put(paymentKey, canceled);
+                callBack(canceled);
+            }
+            after = charges.get(paymentKey);
+        }
+        if (faults.take(faults.cancelResets)) {
+            front.reset(exchange.getRemoteAddress().getPort());
+            exchange.close();
             return;
         }
-        if (before.status() != Status.DONE && before.status() != Status.CANCELED) {
-            respond(exchange, 400, error("NOT_CANCELABLE_PAYMENT", "only a paid payment can be canceled"));
-            return;
+        if (faults.take(faults.lateCancels)) {
+            sleep(faults.lateCancelDelay.get());
         }
-        Charge after = charges.computeIfPresent(paymentKey, (key, c) -> withStatus(c, Status.CANCELED));
-        if (before.status() == Status.DONE) {
-            callBack(after);
+        try {
+            respond(exchange, 200, payment(after));
+        } catch (IOException e) {
+            // the client gave up waiting: the cancel stands, as with a real gateway
         }
-        respond(exchange, 200, payment(after));
+    }
+
+    private long balance(Charge charge) {
+        return charge.amount() - cancels.getOrDefault(charge.paymentKey(), List.of()).stream().mapToLong(Cancel::amount).sum();
     }
 
     private void callBack(Charge charge) {
@@ -416,8 +488,8 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
 
     /**
      * For people trying the local system: {@code GET /sandbox/charges}, {@code /sandbox/requests},
-     * {@code /sandbox/callbacks}; {@code POST /sandbox/faults {"mode": ..., "count": n, "status": 500|429,
-     * "ratio": 0.3, "delayMs": n, "customerKey": ...}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, pending,
+     * {@code /sandbox/callbacks}, {@code /sandbox/cancels}; {@code POST /sandbox/faults {"mode": ..., "count": n, "status": 500|429,
+     * "ratio": 0.3, "delayMs": n, "customerKey": ...}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, late-cancel-answer, cancel-reset, pending,
      * decline, decline-customer, lose-callbacks, duplicate-callbacks, late-callbacks or none; {@code POST /sandbox/callback-url
      * {"url": ...}}; {@code POST /sandbox/payments/{paymentKey}/settle {"status": "DONE"|"ABORTED"}}.
      */
@@ -426,6 +498,8 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         String path = exchange.getRequestURI().getPath();
         if ("GET".equals(method) && path.equals("/sandbox/charges")) {
             respond(exchange, 200, JSON.valueToTree(charges().stream().map(c -> payment(c).put("idempotencyKey", c.idempotencyKey())).toList()));
+        } else if ("GET".equals(method) && path.equals("/sandbox/cancels")) {
+            respond(exchange, 200, JSON.valueToTree(cancels.values().stream().flatMap(List::stream).toList()));
         } else if ("GET".equals(method) && path.equals("/sandbox/requests")) {
             respond(exchange, 200, JSON.valueToTree(received().stream().map(r -> Map.of("method", r.method(), "path", r.path(),
                     "at", r.at().toString())).toList()));
@@ -466,6 +540,8 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             case "drop" -> dropConnections();
             case "late-answer" -> answerLate(times, delay);
             case "reset" -> resetAfterCharge(times);
+            case "late-cancel-answer" -> answerCancelLate(times, delay);
+            case "cancel-reset" -> resetAfterCancel(times);
             case "pending" -> keepPending(times);
             case "decline" -> decline(times);
             case "decline-customer" -> declineCustomer(body.path("customerKey").asText(""));
@@ -485,10 +561,15 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         return expected.equals(exchange.getRequestHeaders().getFirst("Authorization"));
     }
 
-    private static ObjectNode payment(Charge charge) {
-        return JSON.createObjectNode().put("paymentKey", charge.paymentKey()).put("orderId", charge.orderId())
-                .put("status", charge.status().name()).put("totalAmount", charge.amount())
+    private ObjectNode payment(Charge charge) {
+        ObjectNode payment = JSON.createObjectNode().put("paymentKey", charge.paymentKey()).put("orderId", charge.orderId())
+                .put("status", charge.status().name()).put("totalAmount", charge.amount()).put("balanceAmount", balance(charge))
                 .put("requestedAt", charge.requestedAt().toString());
+        var canceled = payment.putArray("cancels");
+        cancels.getOrDefault(charge.paymentKey(), List.of()).forEach(c -> canceled.addObject().put("transactionKey", c.transactionKey())
+                .put("cancelAmount", c.amount()).put("cancelReason", c.reason()).put("canceledAt", c.at().toString())
+                .put("idempotencyKey", c.idempotencyKey()));
+        return payment;
     }
 
     private static Charge withStatus(Charge charge, Status status) {
@@ -560,6 +641,9 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicInteger lateAnswers = new AtomicInteger();
         final AtomicReference<Duration> lateAnswerDelay = new AtomicReference<>(Duration.ZERO);
         final AtomicInteger resets = new AtomicInteger();
+        final AtomicInteger lateCancels = new AtomicInteger();
+        final AtomicReference<Duration> lateCancelDelay = new AtomicReference<>(Duration.ZERO);
+        final AtomicInteger cancelResets = new AtomicInteger();
         final AtomicInteger pending = new AtomicInteger();
         final AtomicInteger declines = new AtomicInteger();
         final AtomicInteger lostCallbacks = new AtomicInteger();
@@ -577,7 +661,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         }
 
         void clear() {
-            List.of(failures, lateAnswers, resets, pending, declines, lostCallbacks, duplicatedCallbacks, lateCallbacks)
+            List.of(failures, lateAnswers, resets, lateCancels, cancelResets, pending, declines, lostCallbacks, duplicatedCallbacks, lateCallbacks)
                     .forEach(counter -> counter.set(0));
             failureRatio.set(0.0);
             declinedCustomers.clear();

@@ -195,6 +195,33 @@ class PaymentGatewaySandboxTest {
         assertThat(sandbox.received()).hasSize(1);
     }
 
+    @Test
+    void cancelsInPartsOncePerIdempotencyKeyAndNeverMoreThanWasPaid() throws Exception {
+        String billingKey = issueBillingKey("customer-7");
+        String paymentKey = key(charge(billingKey, "customer-7", "order-7", "period-7", 9_900));
+
+        assertThat(cancel(paymentKey, "refund-1", 4_000).statusCode()).isEqualTo(200);
+        JsonNode repeated = JSON.readTree(cancel(paymentKey, "refund-1", 4_000).body());
+        assertThat(repeated.path("status").asText()).isEqualTo("PARTIAL_CANCELED");
+        assertThat(repeated.path("balanceAmount").asLong()).isEqualTo(5_900);
+        assertThat(repeated.path("cancels")).singleElement().satisfies(c -> assertThat(c.path("idempotencyKey").asText()).isEqualTo("refund-1"));
+
+        HttpResponse<String> tooMuch = cancel(paymentKey, "refund-2", 6_000);
+        assertThat(tooMuch.statusCode()).isEqualTo(400);
+        assertThat(JSON.readTree(tooMuch.body()).path("code").asText()).isEqualTo("NOT_CANCELABLE_AMOUNT");
+
+        sandbox.resetAfterCancel(1);
+        assertThatThrownBy(() -> cancel(paymentKey, "refund-3", 5_900)).isInstanceOf(IOException.class);
+        assertThat(get("/v1/payments/" + paymentKey).path("status").asText()).isEqualTo("CANCELED");
+        assertThat(sandbox.cancelsOf(paymentKey)).extracting(PaymentGatewaySandbox.Cancel::amount).containsExactly(4_000L, 5_900L);
+    }
+
+    private HttpResponse<String> cancel(String paymentKey, String idempotencyKey, long amount) throws Exception {
+        return http.send(authorized(URI.create(sandbox.url() + "/v1/payments/" + paymentKey + "/cancel")).header("Idempotency-Key", idempotencyKey)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"cancelReason\":\"test\",\"cancelAmount\":" + amount + "}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     private String issueBillingKey(String customerKey) throws Exception {
         HttpResponse<String> issued = post("/v1/billing/authorizations/issue",
                 "{\"authKey\":\"auth-" + customerKey + "\",\"customerKey\":\"" + customerKey + "\"}", null);

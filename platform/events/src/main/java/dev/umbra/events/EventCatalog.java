@@ -29,6 +29,7 @@ public final class EventCatalog {
             dev.umbra.events.billing.PlanDowngraded.class,
             dev.umbra.events.billing.InvoiceGenerated.class,
             dev.umbra.events.billing.RefundSucceeded.class,
+            dev.umbra.events.billing.LedgerEntryCorrected.class,
             dev.umbra.events.licensing.LicenseGranted.class,
             dev.umbra.events.licensing.LicenseExtended.class,
             dev.umbra.events.licensing.LicenseDowngraded.class,

@@ -1,0 +1,40 @@
+package dev.umbra.billing.gateway;
+
+import dev.umbra.platform.web.ProblemException;
+
+/**
+ * What a cancel (refund) call tells the caller about the money, by the same rules as a charge: only
+ * {@link Canceled} and {@link Uncertain} may have given money back. An uncertain refund stays
+ * IN_PROGRESS until a look-up finds the cancel (by its idempotency key) or proves it never happened;
+ * it is never sent again blindly.
+ */
+public sealed interface CancelOutcome {
+
+    /** The gateway gave the money back: the cancel's transaction key. */
+    record Canceled(String transactionKey) implements CancelOutcome {
+    }
+
+    /** The gateway answered and refused (more than the balance, a payment not paid…): nothing given back. */
+    record Rejected(int httpStatus, String code, String message) implements CancelOutcome {
+    }
+
+    /** The request never reached the gateway: nothing given back, the refund is rolled back. */
+    record SurelyNotArrived(String reason, boolean circuitOpen) implements CancelOutcome {
+
+        public ProblemException problem() {
+            return new ChargeOutcome.SurelyNotArrived(reason, circuitOpen).problem();
+        }
+    }
+
+    /** No usable answer: the money may have been given back. */
+    record Uncertain(String reason) implements CancelOutcome {
+    }
+
+    static CancelOutcome ofFailure(Throwable failure) {
+        ChargeOutcome classified = ChargeOutcome.ofFailure(failure);
+        if (classified instanceof ChargeOutcome.SurelyNotArrived notArrived) {
+            return new SurelyNotArrived(notArrived.reason(), notArrived.circuitOpen());
+        }
+        return new Uncertain(((ChargeOutcome.Uncertain) classified).reason());
+    }
+}

@@ -1,0 +1,183 @@
+package dev.umbra.billing.invoice;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.umbra.billing.gateway.GatewayGuard;
+import dev.umbra.billing.gateway.GatewayGuards;
+import dev.umbra.billing.gateway.PaymentGatewayClient;
+import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayCancel;
+import dev.umbra.billing.payment.ReconciliationSettings;
+import dev.umbra.platform.storage.Statements;
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.vertx.VertxContextSupport;
+import io.smallrye.common.annotation.Identifier;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+
+/**
+ * Settles the refunds whose cancel got no usable answer (no answer in time, a reset): every
+ * {@code billing.reconciliation.interval}, the IN_PROGRESS refunds older than {@code settle-after} are
+ * looked up at the gateway by their payment's key, and the payment's cancels searched for the refund's
+ * idempotency key. Found → SUCCEEDED (with its event, invoice status and ledger entry); the payment has
+ * no such cancel → FAILED (the cancel never arrived), its reservation freed. A cancel is never sent
+ * again from here. A look-up that fails leaves the refund for the next run.
+ *
+ * <p>Runs are the one item of work queue {@value #QUEUE}; pages as in the payments' reconciliation
+ * (always the first page minus the ids tried in this run). Each refund is settled in a transaction with
+ * its row locked, so a run and the request that is applying its own answer never both settle it.
+ */
+@ApplicationScoped
+public class RefundReconciliation implements WorkHandler {
+
+    static final String QUEUE = "refund-reconciliation";
+    static final String RUN = "run";
+
+    public enum Result {
+        SUCCEEDED, FAILED, ALREADY_SETTLED
+    }
+
+    public record RunSummary(int examined, Map<Result, Integer> results, int unreachable) {
+        public int count(Result result) {
+            return results.getOrDefault(result, 0);
+        }
+    }
+
+    private record Candidate(UUID id, String paymentKey) {
+    }
+
+    private static final Logger LOG = Logger.getLogger(RefundReconciliation.class);
+
+    private static final String PAGE = """
+            select r.id, p.external_payment_key from refund r
+            join invoice i on i.id = r.invoice_id
+            join payment p on p.id = i.payment_id
+            where r.status = 'IN_PROGRESS' and r.attempted_at <= $1 and r.id <> all($2)
+            order by r.created_at, r.id
+            limit $3""";
+
+    private final Pool pool;
+    private final PaymentGatewayClient gateway;
+    private final Refunds refunds;
+    private final ReconciliationSettings settings;
+    private final GatewayGuard lookups;
+    private final Clock clock;
+    private final WorkQueue queue;
+
+    RefundReconciliation(Pool pool, PaymentGatewayClient gateway, Refunds refunds, ReconciliationSettings settings,
+            @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock, WorkQueues queues) {
+        this.pool = pool;
+        this.gateway = gateway;
+        this.refunds = refunds;
+        this.settings = settings;
+        this.lookups = lookups;
+        this.clock = clock;
+        this.queue = queues.queue(QUEUE);
+    }
+
+    void scheduleRuns(@Observes StartupEvent started) throws Throwable {
+        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
+                () -> queue.enqueue(RUN, JsonNodeFactory.instance.objectNode(), clock.instant())));
+    }
+
+    @Override
+    public String queue() {
+        return QUEUE;
+    }
+
+    @Override
+    public boolean ready() {
+        return !lookups.circuitOpen();
+    }
+
+    @Override
+    public Uni<Outcome> handle(WorkItem item) {
+        Instant next = clock.instant().plus(settings.interval());
+        return reconcile()
+                .map(summary -> (Outcome) Outcome.deferred("next run", next))
+                .onFailure().recoverWithItem(error -> Outcome.unavailable("run failed: " + error, next));
+    }
+
+    /** One run (the work queue calls it; tests call it to play two replicas whose leases overlap). */
+    public Uni<RunSummary> reconcile() {
+        Instant started = clock.instant();
+        Set<UUID> tried = new HashSet<>();
+        Map<Result, Integer> results = new EnumMap<>(Result.class);
+        int[] unreachable = {0};
+        return pages(started, tried, results, unreachable).map(done -> {
+            RunSummary summary = new RunSummary(tried.size(), Map.copyOf(results), unreachable[0]);
+            if (summary.examined() > 0) {
+                LOG.infof("refund reconciliation: %d refund(s) examined: %d succeeded, %d failed (the cancel never arrived), "
+                                + "%d found settled, %d not reachable", summary.examined(), summary.count(Result.SUCCEEDED),
+                        summary.count(Result.FAILED), summary.count(Result.ALREADY_SETTLED), summary.unreachable());
+            }
+            return summary;
+        });
+    }
+
+    private Uni<Void> pages(Instant started, Set<UUID> tried, Map<Result, Integer> results, int[] unreachable) {
+        Tuple page = Tuple.of(started.minus(settings.settleAfter()).atOffset(ZoneOffset.UTC), tried.toArray(UUID[]::new), settings.pageSize());
+        return Statements.execute(pool, PAGE, page).chain(rows -> {
+            List<Candidate> candidates = new ArrayList<>();
+            for (Row row : rows) {
+                candidates.add(new Candidate(row.getUUID("id"), row.getString("external_payment_key")));
+            }
+            if (candidates.isEmpty()) {
+                return Uni.createFrom().voidItem();
+            }
+            candidates.forEach(candidate -> tried.add(candidate.id()));
+            return Multi.createFrom().iterable(candidates)
+                    .onItem().transformToUniAndConcatenate(candidate -> reconcile(candidate)
+                            .invoke(result -> results.merge(result, 1, Integer::sum))
+                            .onFailure().invoke(error -> {
+                                unreachable[0]++;
+                                LOG.debugf("refund %s not reconciled in this run: %s", candidate.id(), error.toString());
+                            })
+                            .onFailure().recoverWithNull())
+                    .collect().last()
+                    .chain(() -> pages(started, tried, results, unreachable));
+        });
+    }
+
+    private Uni<Result> reconcile(Candidate refund) {
+        return gateway.find(refund.paymentKey())
+                .map(payment -> payment.flatMap(found -> found.cancelOf(Refund.gatewayKey(refund.id()))))
+                .chain(cancel -> settle(refund.id(), cancel));
+    }
+
+    @WithTransaction
+    Uni<Result> settle(UUID refundId, Optional<GatewayCancel> cancel) {
+        Instant now = clock.instant();
+        return Refund.lockById(refundId).chain(refund -> {
+            if (refund == null || refund.settled()) {
+                return Uni.createFrom().item(Result.ALREADY_SETTLED);
+            }
+            if (cancel.isPresent()) {
+                return refunds.succeed(refund, cancel.get().transactionKey(), now).replaceWith(Result.SUCCEEDED);
+            }
+            return refunds.fail(refund, "the gateway has no cancel for this refund: it never arrived", now).replaceWith(Result.FAILED);
+        });
+    }
+}

@@ -1,0 +1,146 @@
+package dev.umbra.billing.invoice;
+
+import dev.umbra.billing.gateway.CancelOutcome;
+import dev.umbra.billing.gateway.PaymentGatewayClient;
+import dev.umbra.billing.ledger.EntryKind;
+import dev.umbra.billing.ledger.LedgerService;
+import dev.umbra.billing.payment.Payment;
+import dev.umbra.billing.payment.PaymentStatus;
+import dev.umbra.events.billing.RefundSucceeded;
+import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.storage.StorageFaults;
+import dev.umbra.platform.web.ProblemException;
+import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+
+/**
+ * Refunds of an invoice, in three steps like a charge, never holding a transaction across the
+ * gateway call: (1) with the invoice locked, the refund reserves its amount (the refunds of an invoice
+ * can never add up to more than was paid, however many arrive at once) and is stored IN_PROGRESS;
+ * (2) the gateway is asked to cancel that amount of the invoice's payment, with the refund's own
+ * idempotency key; (3) its answer is applied: given back → SUCCEEDED, RefundSucceeded, the invoice's
+ * status and the ledger's REFUND entry; refused → FAILED and the reservation freed; surely not sent →
+ * the refund is deleted (rolled back) and the reservation freed; uncertain → left IN_PROGRESS for the
+ * reconciliation job, which looks the cancel up and never sends it again.
+ *
+ * <p>A request repeated with the same Idempotency-Key (per invoice) finds the first refund and answers
+ * its state; one with the same key but another amount or reason is refused.
+ */
+@ApplicationScoped
+public class Refunds {
+
+    /** A refund and, when it was just asked for, the gateway's answer; {@code rolledBack}: it was never sent and is gone. */
+    public record Requested(Refund refund, CancelOutcome outcome, boolean rolledBack) {
+    }
+
+    /** What step 1 decided: an earlier refund with the same key, or a new one to send. */
+    record Prepared(Refund refund, String paymentKey, boolean repeated) {
+    }
+
+    private static final Logger LOG = Logger.getLogger(Refunds.class);
+
+    private final PaymentGatewayClient gateway;
+    private final OutboxWriter outbox;
+    private final LedgerService ledger;
+    private final Clock clock;
+
+    public Refunds(PaymentGatewayClient gateway, OutboxWriter outbox, LedgerService ledger, Clock clock) {
+        this.gateway = gateway;
+        this.outbox = outbox;
+        this.ledger = ledger;
+        this.clock = clock;
+    }
+
+    public Uni<Requested> refund(UUID invoiceId, long amount, String reason, String idempotencyKey) {
+        return reserve(invoiceId, amount, reason, idempotencyKey).chain(prepared -> {
+            if (prepared.repeated()) {
+                return Uni.createFrom().item(new Requested(prepared.refund(), null, false));
+            }
+            Refund refund = prepared.refund();
+            return gateway.cancel(prepared.paymentKey(), amount, reason, refund.gatewayKey())
+                    .chain(outcome -> Uni.createFrom().deferred(() -> apply(refund.id, outcome))
+                            .onFailure(StorageFaults::lostRace).retry().atMost(3)
+                            .map(applied -> new Requested(applied == null ? refund : applied, outcome, applied == null)));
+        });
+    }
+
+    @WithTransaction
+    @DatabaseGuard
+    Uni<Prepared> reserve(UUID invoiceId, long amount, String reason, String idempotencyKey) {
+        Instant now = clock.instant();
+        return Invoice.lockById(invoiceId).chain(invoice -> {
+            if (invoice == null) {
+                throw ProblemException.notFound("no invoice " + invoiceId);
+            }
+            return Refund.<Refund>find("invoiceId = ?1 and idempotencyKey = ?2", invoiceId, idempotencyKey).firstResult().chain(earlier -> {
+                if (earlier != null) {
+                    if (earlier.amount != amount || !earlier.reason.equals(reason)) {
+                        throw ProblemException.unprocessable("Idempotency-Key " + idempotencyKey + " was used for another refund of this invoice ("
+                                + earlier.amount + ", \"" + earlier.reason + "\")");
+                    }
+                    return Uni.createFrom().item(new Prepared(earlier, null, true));
+                }
+                return Payment.<Payment>findById(invoice.paymentId).chain(payment -> {
+                    if (payment == null || payment.status != PaymentStatus.SUCCEEDED || payment.externalPaymentKey == null) {
+                        throw new RefundRejectedException("invoice " + invoiceId + " has no payment the gateway took");
+                    }
+                    invoice.take(invoice.amounts().reserve(amount));
+                    Refund refund = Refund.request(invoice, amount, reason, idempotencyKey, now);
+                    return refund.persistAndFlush().map(stored -> new Prepared(refund, payment.externalPaymentKey, false));
+                });
+            });
+        });
+    }
+
+    /** Applies the gateway's answer to the refund; null when it was rolled back (deleted). A refund settled meanwhile stays as it is. */
+    @WithTransaction
+    @DatabaseGuard
+    Uni<Refund> apply(UUID refundId, CancelOutcome outcome) {
+        Instant now = clock.instant();
+        return Refund.lockById(refundId).chain(refund -> {
+            if (refund.settled()) {
+                return Uni.createFrom().item(refund);
+            }
+            if (outcome instanceof CancelOutcome.Canceled canceled) {
+                return succeed(refund, canceled.transactionKey(), now).replaceWith(refund);
+            }
+            if (outcome instanceof CancelOutcome.Rejected rejected) {
+                return fail(refund, "refused by the gateway: " + rejected.code() + " " + rejected.message(), now).replaceWith(refund);
+            }
+            if (outcome instanceof CancelOutcome.SurelyNotArrived) {
+                return release(refund).chain(() -> refund.delete()).replaceWith((Refund) null);
+            }
+            LOG.debugf("refund %s: the gateway's answer is uncertain, left IN_PROGRESS for reconciliation", refund.id);
+            return Uni.createFrom().item(refund);
+        });
+    }
+
+    /** The gateway gave the money back: in the caller's transaction, with the refund row locked. */
+    Uni<Void> succeed(Refund refund, String transactionKey, Instant at) {
+        refund.succeed(transactionKey, at);
+        return Invoice.lockById(refund.invoiceId).chain(invoice -> {
+            invoice.take(invoice.amounts().refundSucceeded(refund.amount));
+            RefundSucceeded event = new RefundSucceeded(refund.id, invoice.id, BigDecimal.valueOf(refund.amount), refund.currency);
+            return outbox.publish(event, at).chain(envelope -> ledger.book(invoice.subscriptionId, EntryKind.REFUND, -refund.amount,
+                    refund.currency, envelope.eventId(), invoice.id, "refund " + refund.id + ": " + refund.reason, refund.attemptedAt, at));
+        });
+    }
+
+    /** Nothing was given back: in the caller's transaction, with the refund row locked. */
+    Uni<Void> fail(Refund refund, String reason, Instant at) {
+        refund.fail(reason, at);
+        return release(refund);
+    }
+
+    private static Uni<Void> release(Refund refund) {
+        return Invoice.lockById(refund.invoiceId).invoke(invoice -> invoice.take(invoice.amounts().refundAbandoned(refund.amount)))
+                .replaceWithVoid();
+    }
+}
