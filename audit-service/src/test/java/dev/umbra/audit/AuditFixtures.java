@@ -34,6 +34,11 @@ public final class AuditFixtures {
                 OutboxRecords.headers(eventType, aggregateType, eventId, occurredAt));
     }
 
+    /** The record as Debezium would have produced it at {@code recordedAt}: the record timestamp is the event's recorded_at. */
+    public static ProducerRecord<String, byte[]> recordedAt(ProducerRecord<String, byte[]> record, Instant recordedAt) {
+        return new ProducerRecord<>(record.topic(), null, recordedAt.toEpochMilli(), record.key(), record.value(), record.headers());
+    }
+
     public static long stored(UUID eventId) {
         return DB.count("select count(*) from audit_log where event_id = ?", eventId);
     }
