@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * How an event finds its guild, from its aggregate and its payload alone (no I/O):
@@ -33,6 +34,7 @@ public final class AttributionRules {
             Aggregates.MEMBER, "member_id");
 
     private static final String GUILD_ID = "guild_id";
+    private static final Pattern DISCORD_ID = Pattern.compile("\\d{17,20}");
 
     private AttributionRules() {
     }
@@ -50,13 +52,17 @@ public final class AttributionRules {
         }
     }
 
-    /** The guild the event names itself, if it does. */
+    /**
+     * The guild the event names itself, if it does. Only a Discord id counts: an event whose "guild id"
+     * is anything else is stored all the same, with no guild.
+     */
     public static Optional<String> namedGuild(String aggregateType, String aggregateId, JsonNode payload) {
         JsonNode guild = payload.get(GUILD_ID);
-        if (guild != null && guild.isTextual() && !guild.asText().isBlank()) {
+        if (guild != null && guild.isTextual() && DISCORD_ID.matcher(guild.asText()).matches()) {
             return Optional.of(guild.asText());
         }
-        return GUILD_AGGREGATES.contains(aggregateType) ? Optional.of(aggregateId) : Optional.empty();
+        return GUILD_AGGREGATES.contains(aggregateType) && DISCORD_ID.matcher(aggregateId).matches() ? Optional.of(aggregateId)
+                : Optional.empty();
     }
 
     /** The event's own aggregate, if it belongs to one guild: once the event's guild is known, so is the aggregate's. */

@@ -90,6 +90,12 @@ class AttributionRulesTest {
     }
 
     @Test
+    void aGuildIdThatIsNoDiscordIdNamesNoGuild() {
+        assertThat(AttributionRules.namedGuild("giveaway", "g-1", EventCodec.parse("{\"guild_id\":\"not-a-snowflake\"}".getBytes()))).isEmpty();
+        assertThat(AttributionRules.namedGuild("guild", "42", EventCodec.parse("{}".getBytes()))).isEmpty();
+    }
+
+    @Test
     void everyCatalogueEventOfAGuildAggregateNamesOrResolvesItsGuild() {
         // a catalogue event that can never find its guild would silently stay unattributed
         for (EventCatalog.Entry entry : EventCatalog.entries()) {
