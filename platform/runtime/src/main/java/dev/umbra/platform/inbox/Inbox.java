@@ -116,13 +116,13 @@ public class Inbox {
     }
 
     /** One record, decoded as far as it goes. */
-    private record Item(ConsumerRecord<?, byte[]> record, EventEnvelope envelope, EventHandlers.Route<?> route,
+    private record Item(ConsumerRecord<?, byte[]> record, EventEnvelope envelope, EventHandlers.Route route,
             Object event, RuntimeException undecodable) {
 
         static Item of(ConsumerRecord<?, byte[]> record, EventHandlers handlers) {
             try {
                 EventEnvelope envelope = IncomingEvents.decode(record);
-                EventHandlers.Route<?> route = handlers.routeOf(envelope.eventType()).orElse(null);
+                EventHandlers.Route route = handlers.routeOf(envelope.eventType()).orElse(null);
                 Object event = route == null ? null : route.decode(envelope);
                 return new Item(record, envelope, route, event, null);
             } catch (EventDecodingException e) {
@@ -137,6 +137,10 @@ public class Inbox {
 
         String position() {
             return record.topic() + "-" + record.partition() + "@" + record.offset();
+        }
+
+        AnyEventHandler.RecordPosition recordPosition() {
+            return new AnyEventHandler.RecordPosition(record.topic(), record.partition(), record.offset());
         }
     }
 
@@ -275,7 +279,7 @@ public class Inbox {
                     applied.add(item);
                     int index = i;
                     TraceContext.set(item.envelope().traceContext());
-                    return Uni.createFrom().deferred(() -> item.route().apply(item.event(), item.envelope()))
+                    return Uni.createFrom().deferred(() -> item.route().apply(item.event(), item.envelope(), item.recordPosition()))
                             .ifNoItem().after(config.attemptTimeout())
                             .failWith(() -> new HandlerTimeoutException(item, config.attemptTimeout()))
                             // the timeout fires on a timer thread, and a handler may finish on a thread of its

@@ -1,0 +1,141 @@
+package dev.umbra.audit.attribution;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.umbra.audit.attribution.AttributionRules.AggregateRef;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Attributes stored events to their guilds ({@link AttributionRules}), inside the inbox transaction
+ * that stores them. An event whose guild no read model tells yet waits in {@code audit_unattributed}
+ * under each aggregate that would tell it; when that aggregate's guild is learned (LicenseGranted after
+ * LicenseExtended, SubscriptionStarted after PaymentSucceeded), the waiting events are attributed, and
+ * what they in turn tell (an invoice's guild, from its InvoiceGenerated) is learned the same way.
+ *
+ * <p>Events of one aggregate may be stored by two transactions at once (two partitions, two topics):
+ * each takes a transaction-scoped advisory lock per aggregate it reads or teaches the guild of, in a
+ * fixed order, so that "no guild known yet, wait" and "guild learned, attribute who waits" never miss
+ * each other.
+ */
+@ApplicationScoped
+public class Attributions {
+
+    private static final String ATTRIBUTE = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at) "
+            + "values (?1, cast(?2 as timestamptz), ?3, cast(?4 as timestamptz)) on conflict do nothing";
+    private static final String LOCK = "select 1 from pg_advisory_xact_lock(hashtextextended(?1, 0))";
+    private static final String LEARN = "insert into guild_of (aggregate_type, aggregate_id, guild_id, learned_at) "
+            + "values (?1, ?2, ?3, cast(?4 as timestamptz)) on conflict do nothing";
+    private static final String WAIT = "insert into audit_unattributed (event_id, occurred_at, ref_type, ref_id) "
+            + "values (?1, cast(?2 as timestamptz), ?3, ?4) on conflict do nothing";
+    private static final String ATTRIBUTE_WAITING = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at) "
+            + "select distinct event_id, occurred_at, ?3, cast(?4 as timestamptz) from audit_unattributed "
+            + "where ref_type = ?1 and ref_id = ?2 on conflict do nothing";
+    private static final String AGGREGATES_OF_WAITING = "select distinct l.aggregate_type, l.aggregate_id from audit_unattributed u "
+            + "join audit_log l on l.event_id = u.event_id and l.occurred_at = u.occurred_at where u.ref_type = ?1 and u.ref_id = ?2";
+    private static final String NO_LONGER_WAITING = "delete from audit_unattributed where event_id in "
+            + "(select event_id from audit_unattributed where ref_type = ?1 and ref_id = ?2)";
+
+    /** A stored event, as attribution needs it. */
+    public record StoredEvent(UUID eventId, Instant occurredAt, String aggregateType, String aggregateId, JsonNode payload) {
+    }
+
+    /** Attributes the event if its guild is known, makes it wait otherwise, and attributes what waited for what it tells. */
+    public Uni<Void> attribute(StoredEvent event, Instant now) {
+        Optional<String> named = AttributionRules.namedGuild(event.aggregateType(), event.aggregateId(), event.payload());
+        Optional<AggregateRef> owned = AttributionRules.ownedAggregate(event.aggregateType(), event.aggregateId());
+        if (named.isPresent()) {
+            Uni<Void> attributed = attributeTo(event, named.get(), now);
+            return owned.isEmpty() ? attributed : attributed.chain(() -> learn(owned.get(), named.get(), now));
+        }
+        List<AggregateRef> resolvers = AttributionRules.resolvers(event.aggregateType(), event.aggregateId(), event.payload());
+        if (resolvers.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return lockAll(resolvers, 0).chain(() -> firstKnownGuild(resolvers, 0)).chain(guild -> {
+            if (guild.isEmpty()) {
+                return waitFor(event, resolvers, 0);
+            }
+            Uni<Void> attributed = attributeTo(event, guild.get(), now);
+            return owned.isEmpty() ? attributed : attributed.chain(() -> learn(owned.get(), guild.get(), now));
+        });
+    }
+
+    private Uni<Void> attributeTo(StoredEvent event, String guildId, Instant now) {
+        return execute(ATTRIBUTE, event.eventId(), utc(event.occurredAt()), guildId, utc(now));
+    }
+
+    /** Remembers the aggregate's guild (the first one learned stays) and attributes the events that waited for it. */
+    private Uni<Void> learn(AggregateRef aggregate, String guildId, Instant now) {
+        return lock(aggregate)
+                .chain(() -> execute(LEARN, aggregate.type(), aggregate.id(), guildId, utc(now)))
+                .chain(() -> attributeWaiting(aggregate, guildId, now));
+    }
+
+    private Uni<Void> attributeWaiting(AggregateRef aggregate, String guildId, Instant now) {
+        return execute(ATTRIBUTE_WAITING, aggregate.type(), aggregate.id(), guildId, utc(now))
+                .chain(() -> Panache.getSession().chain(session -> session.createNativeQuery(AGGREGATES_OF_WAITING, Object[].class)
+                        .setParameter(1, aggregate.type()).setParameter(2, aggregate.id()).getResultList()))
+                .call(() -> execute(NO_LONGER_WAITING, aggregate.type(), aggregate.id()))
+                .chain(rows -> learnEach(rows, aggregate, guildId, now, 0));
+    }
+
+    /** What the newly attributed events tell in turn: an invoice attributed through its subscription is that guild's. */
+    private Uni<Void> learnEach(List<Object[]> aggregates, AggregateRef learned, String guildId, Instant now, int from) {
+        for (int i = from; i < aggregates.size(); i++) {
+            Optional<AggregateRef> owned = AttributionRules.ownedAggregate((String) aggregates.get(i)[0], (String) aggregates.get(i)[1]);
+            if (owned.isPresent() && !owned.get().equals(learned)) {
+                int next = i + 1;
+                return learn(owned.get(), guildId, now).chain(() -> learnEach(aggregates, learned, guildId, now, next));
+            }
+        }
+        return Uni.createFrom().voidItem();
+    }
+
+    private Uni<Optional<String>> firstKnownGuild(List<AggregateRef> resolvers, int from) {
+        if (from == resolvers.size()) {
+            return Uni.createFrom().item(Optional.empty());
+        }
+        return GuildOf.guildOf(resolvers.get(from))
+                .chain(found -> found.isPresent() ? Uni.createFrom().item(found) : firstKnownGuild(resolvers, from + 1));
+    }
+
+    private Uni<Void> waitFor(StoredEvent event, List<AggregateRef> resolvers, int from) {
+        if (from == resolvers.size()) {
+            return Uni.createFrom().voidItem();
+        }
+        AggregateRef ref = resolvers.get(from);
+        return execute(WAIT, event.eventId(), utc(event.occurredAt()), ref.type(), ref.id())
+                .chain(() -> waitFor(event, resolvers, from + 1));
+    }
+
+    private Uni<Void> lockAll(List<AggregateRef> aggregates, int from) {
+        return from == aggregates.size() ? Uni.createFrom().voidItem()
+                : lock(aggregates.get(from)).chain(() -> lockAll(aggregates, from + 1));
+    }
+
+    private Uni<Void> lock(AggregateRef aggregate) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(LOCK, Integer.class)
+                .setParameter(1, aggregate.lockKey()).getResultList()).replaceWithVoid();
+    }
+
+    private static Uni<Void> execute(String sql, Object... parameters) {
+        return Panache.getSession().chain(session -> {
+            var query = session.createNativeQuery(sql);
+            for (int i = 0; i < parameters.length; i++) {
+                query.setParameter(i + 1, parameters[i]);
+            }
+            return query.executeUpdate();
+        }).replaceWithVoid();
+    }
+
+    private static OffsetDateTime utc(Instant instant) {
+        return instant.atOffset(ZoneOffset.UTC);
+    }
+}

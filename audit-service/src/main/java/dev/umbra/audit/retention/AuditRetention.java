@@ -1,0 +1,108 @@
+package dev.umbra.audit.retention;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.vertx.VertxContextSupport;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.jboss.logging.Logger;
+
+/**
+ * Keeps the audit log's month partitions: creates the coming months' ahead of time and drops whole
+ * months older than {@link RetentionSettings#keepMonths()} (rows are never deleted one by one: the log
+ * refuses DELETE). Runs are one item of the {@value #QUEUE} work queue, leased by one replica at a time
+ * and put back in line for the next run.
+ */
+@ApplicationScoped
+public class AuditRetention implements WorkHandler {
+
+    static final String QUEUE = "audit-retention";
+    private static final String RUN = "run";
+    private static final Logger LOG = Logger.getLogger(AuditRetention.class);
+    private static final String PARTITIONS = "select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid "
+            + "join pg_class p on p.oid = i.inhparent where p.relname in ('audit_log', 'audit_guild')";
+
+    /** What a run did. */
+    public record RunSummary(int created, List<String> dropped) {
+    }
+
+    private final RetentionSettings settings;
+    private final Clock clock;
+    private final WorkQueue queue;
+
+    public AuditRetention(RetentionSettings settings, Clock clock, WorkQueues queues) {
+        this.settings = settings;
+        this.clock = clock;
+        this.queue = queues.queue(QUEUE);
+    }
+
+    /** The run item exists from the first start on; an item already there is left alone. */
+    void scheduleRuns(@Observes StartupEvent started) throws Throwable {
+        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
+                () -> queue.enqueue(RUN, JsonNodeFactory.instance.objectNode(), clock.instant())));
+    }
+
+    @Override
+    public String queue() {
+        return QUEUE;
+    }
+
+    @Override
+    public Uni<Outcome> handle(WorkItem item) {
+        Instant next = clock.instant().plus(settings.interval());
+        return run()
+                .map(summary -> (Outcome) Outcome.deferred("next run", next))
+                .onFailure().recoverWithItem(error -> Outcome.unavailable("run failed: " + error, next));
+    }
+
+    /** One round of the work queue by hand: runs if the run item is due and no other replica holds it; returns 1 if it ran. */
+    public Uni<Integer> runOnce() {
+        return queue.runOnce(this);
+    }
+
+    /** Makes the run item due now (tests, or an operator who changed the settings). */
+    public Uni<Void> runSoon() {
+        return Panache.withTransaction(() -> queue.schedule(RUN, JsonNodeFactory.instance.objectNode(), clock.instant()));
+    }
+
+    Uni<RunSummary> run() {
+        Instant now = clock.instant();
+        Instant keptFrom = MonthPartitions.keptFrom(now, settings.keepMonths());
+        return Panache.withTransaction(() -> Panache.getSession().chain(session -> session
+                        .createNativeQuery("select audit_create_partitions(cast(?1 as timestamptz), ?2)", Integer.class)
+                        .setParameter(1, now.atOffset(ZoneOffset.UTC)).setParameter(2, settings.monthsAhead() + 1)
+                        .getSingleResult()
+                        .chain(created -> session.createNativeQuery(PARTITIONS, String.class).getResultList()
+                                .map(names -> MonthPartitions.toDrop(names, keptFrom))
+                                .chain(dropped -> drop(dropped, 0)
+                                        .chain(() -> session.createNativeQuery("delete from audit_unattributed where occurred_at < cast(?1 as timestamptz)")
+                                                .setParameter(1, keptFrom.atOffset(ZoneOffset.UTC)).executeUpdate())
+                                        .replaceWith(new RunSummary(created, dropped))))))
+                .invoke(summary -> {
+                    if (summary.created() > 0 || !summary.dropped().isEmpty()) {
+                        LOG.infof("audit retention created %d month partitions and dropped %s (kept from %s)", summary.created(),
+                                summary.dropped(), keptFrom);
+                    }
+                });
+    }
+
+    private Uni<Void> drop(List<String> partitions, int from) {
+        if (from == partitions.size()) {
+            return Uni.createFrom().voidItem();
+        }
+        // names come from pg_class and matched MonthPartitions' pattern: letters, digits and '_' only
+        return Panache.getSession().chain(session -> session.createNativeQuery("drop table if exists " + partitions.get(from)).executeUpdate())
+                .chain(() -> drop(partitions, from + 1));
+    }
+}

@@ -1,0 +1,102 @@
+package dev.umbra.audit.ingest;
+
+import static dev.umbra.audit.AuditFixtures.DB;
+import static dev.umbra.audit.AuditFixtures.record;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.umbra.events.licensing.LicenseExtended;
+import dev.umbra.events.licensing.LicenseGranted;
+import dev.umbra.events.recovery.SnapshotCreated;
+import dev.umbra.audit.AuditDevstack;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.ExpectedLog;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.TcpProxy;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResourceManager;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Postgres goes away in the middle of a burst: once it is back every event is stored once and attributed; none is dead-lettered. */
+@QuarkusTest
+@ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
+@ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
+        message = "Failed to (start a|rollback|commit) transaction")
+@WithTestResource(value = AuditDevstack.class, initArgs = {
+        @ResourceArg(name = "database", value = "audit"), @ResourceArg(name = "postgres-proxy", value = "true")})
+class DatabaseOutageIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+
+    private final TcpProxy link = DevstackResource.postgresProxy();
+
+    @AfterEach
+    void restore() {
+        link.restore();
+    }
+
+    private static double inboxMetric(String name, String label) {
+        String metrics = RestAssured.given().get(TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
+        return metrics.lines().filter(line -> line.startsWith(name + "{") && line.contains("consumer=\"audit\"") && line.contains(label))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+    }
+
+    @Test
+    void eventsThatArriveWhileTheDatabaseIsAwayAreStoredOnceWhenItIsBack() {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        double deadLetteredBefore = inboxMetric("umbra_inbox_events_total", "outcome=\"dead_lettered\"");
+        Map<UUID, String> guildOfEvent = new LinkedHashMap<>();
+        List<ProducerRecord<String, byte[]>> beforeGrant = new ArrayList<>();
+        List<ProducerRecord<String, byte[]>> duringOutage = new ArrayList<>();
+        List<UUID> extensions = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String guild = Snowflakes.random();
+            UUID license = UUID.randomUUID();
+            UUID extended = UUID.randomUUID();
+            UUID granted = UUID.randomUUID();
+            UUID snapshot = UUID.randomUUID();
+            extensions.add(extended);
+            guildOfEvent.put(extended, guild);
+            guildOfEvent.put(granted, guild);
+            guildOfEvent.put(snapshot, guild);
+            beforeGrant.add(record(new LicenseExtended(license, now.plus(30, ChronoUnit.DAYS)), extended, now));
+            duringOutage.add(record(new LicenseGranted(license, guild, "PRO"), granted, now));
+            duringOutage.add(record(new SnapshotCreated(UUID.randomUUID(), guild, "manual"), snapshot, now));
+        }
+        KafkaProbe.produceAll(beforeGrant);
+        String extendedIds = String.join(",", extensions.stream().map(UUID::toString).toList());
+        await().atMost(WAIT).until(() -> DB.count("select count(*) from audit_log where event_id = any(string_to_array(?, ',')::uuid[])",
+                extendedIds) == beforeGrant.size());
+
+        link.cut();
+        // the grants (which back-fill the extensions), new events, and the extensions delivered again
+        duringOutage.addAll(beforeGrant);
+        KafkaProbe.produceAll(duringOutage);
+        await().atMost(WAIT).until(() -> inboxMetric("umbra_inbox_failures_total", "fault=\"transient\"") > 0);
+        link.restore();
+
+        String ids = String.join(",", guildOfEvent.keySet().stream().map(UUID::toString).toList());
+        await().atMost(WAIT).until(() -> DB.count("select count(*) from audit_guild where event_id = any(string_to_array(?, ',')::uuid[])", ids)
+                == guildOfEvent.size());
+        assertThat(DB.count("select count(*) from audit_log where event_id = any(string_to_array(?, ',')::uuid[])", ids))
+                .isEqualTo(guildOfEvent.size());
+        assertThat(DB.count("select count(*) from processed_event where consumer = 'audit' and event_id = any(string_to_array(?, ',')::uuid[])", ids))
+                .isEqualTo(guildOfEvent.size());
+        guildOfEvent.forEach((id, guild) -> assertThat(DB.text("select guild_id from audit_guild where event_id = ?", id)).isEqualTo(guild));
+        assertThat(inboxMetric("umbra_inbox_events_total", "outcome=\"dead_lettered\"")).isEqualTo(deadLetteredBefore);
+    }
+}

@@ -1,0 +1,73 @@
+package dev.umbra.audit.masking;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.umbra.events.EventCodec;
+import dev.umbra.events.identity.UserSessionCreated;
+import io.smallrye.config.WithDefault;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** The default masking rules (the values of MaskingSettings' defaults), without Quarkus. */
+class PayloadMaskingTest {
+
+    private final PayloadMasking defaults = new PayloadMasking(defaultOf("fieldNames"), defaultOf("replacement"));
+
+    private static String defaultOf(String setting) {
+        try {
+            return MaskingSettings.class.getMethod(setting).getAnnotation(WithDefault.class).value();
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void aSessionCreatedKeepsItsUserAndLosesItsSessionReference() {
+        UUID user = UUID.randomUUID();
+        PayloadMasking.Masked masked = defaults.mask(EventCodec.toTree(new UserSessionCreated(user, "3f9a1c")));
+
+        assertThat(masked.payload().get("user_id").asText()).isEqualTo(user.toString());
+        assertThat(masked.payload().get("session_ref").asText()).isEqualTo("***");
+        assertThat(masked.maskedFields()).containsExactly("/session_ref");
+        assertThat(masked.isMasked()).isTrue();
+    }
+
+    @Test
+    void secretLookingFieldsNobodyAnnouncedAreMaskedAtAnyDepthWhateverTheirSpelling() {
+        JsonNode payload = EventCodec.parse(("{\"guild_id\":\"1\",\"refresh_token\":\"a\",\"Gateway\":{\"CLIENT-SECRET\":\"b\",\"apiKey\":\"c\","
+                + "\"url\":\"https://pg\"},\"cards\":[{\"card_number\":\"4111\",\"brand\":\"visa\"},{\"cvc\":\"123\"}],"
+                + "\"billing_key\":\"bk_live\",\"billing_key_id\":\"7\",\"password\":\"d\",\"signature\":\"e\",\"tokens_left\":3}").getBytes());
+
+        PayloadMasking.Masked masked = defaults.mask(payload);
+
+        assertThat(masked.maskedFields()).containsExactly("/refresh_token", "/Gateway/CLIENT-SECRET", "/Gateway/apiKey",
+                "/cards/0/card_number", "/cards/1/cvc", "/billing_key", "/password", "/signature", "/tokens_left");
+        assertThat(masked.payload().toString()).doesNotContain("\"a\"", "\"b\"", "\"c\"", "4111", "123", "bk_live", "\"d\"", "\"e\"");
+        assertThat(masked.payload().get("guild_id").asText()).isEqualTo("1");
+        assertThat(masked.payload().get("billing_key_id").asText()).isEqualTo("7");
+        assertThat(masked.payload().get("Gateway").get("url").asText()).isEqualTo("https://pg");
+        assertThat(masked.payload().get("cards").get(0).get("brand").asText()).isEqualTo("visa");
+        // the payload handed in is left as it was
+        assertThat(payload.get("password").asText()).isEqualTo("d");
+    }
+
+    @Test
+    void aPayloadWithNothingSecretIsStoredAsItIs() {
+        JsonNode payload = EventCodec.parse("{\"license_id\":\"1\",\"new_expires_at\":\"2026-01-01T00:00:00Z\",\"session_count\":2}".getBytes());
+
+        PayloadMasking.Masked masked = defaults.mask(payload);
+
+        assertThat(masked.isMasked()).isFalse();
+        assertThat(masked.payload()).isEqualTo(payload);
+    }
+
+    @Test
+    void rulesAreWhatTheConfigurationSays() {
+        PayloadMasking onlyNotes = new PayloadMasking("note", "[hidden]");
+
+        PayloadMasking.Masked masked = onlyNotes.mask(EventCodec.parse("{\"note\":\"x\",\"session_ref\":\"y\"}".getBytes()));
+
+        assertThat(masked.payload().toString()).isEqualTo("{\"note\":\"[hidden]\",\"session_ref\":\"y\"}");
+    }
+}

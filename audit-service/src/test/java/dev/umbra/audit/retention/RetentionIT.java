@@ -1,0 +1,85 @@
+package dev.umbra.audit.retention;
+
+import static dev.umbra.audit.AuditFixtures.DB;
+import static dev.umbra.audit.AuditFixtures.record;
+import static dev.umbra.audit.AuditFixtures.stored;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.licensing.LicenseExtended;
+import dev.umbra.audit.AuditDevstack;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.YearMonth;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Retention drops whole months older than what is kept, and nothing else; it creates the coming months ahead. */
+@QuarkusTest
+@WithTestResource(value = AuditDevstack.class, initArgs = {
+        @ResourceArg(name = "database", value = "audit"), @ResourceArg(name = "postgres-proxy", value = "true")})
+class RetentionIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @Inject
+    AuditRetention retention;
+
+    private static boolean exists(String table) {
+        return DB.count("select count(*) from pg_class where relname = ?", table) == 1;
+    }
+
+    private static String partitionOf(UUID eventId) {
+        return DB.text("select tableoid::regclass::text from audit_log where event_id = ?", eventId);
+    }
+
+    @Test
+    void monthsOlderThanTheKeptOnesAreDroppedWholeAndTheComingOnesCreated() throws Throwable {
+        // months the job made when they were current (24 are kept: 2024-01 is out, 2025-06 in)
+        DB.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.parse("2024-01-01T00:00:00Z"));
+        DB.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.parse("2025-06-01T00:00:00Z"));
+        String guild = Snowflakes.random();
+        UUID old = UUID.randomUUID();
+        UUID oldWaiting = UUID.randomUUID();
+        UUID kept = UUID.randomUUID();
+        UUID current = UUID.randomUUID();
+        KafkaProbe.produceAll(List.of(
+                record(new BotInstalled(guild, Snowflakes.random()), old, Instant.parse("2024-01-15T00:00:00Z")),
+                record(new LicenseExtended(UUID.randomUUID(), Instant.parse("2024-02-01T00:00:00Z")), oldWaiting,
+                        Instant.parse("2024-01-20T00:00:00Z")),
+                record(new BotInstalled(guild, Snowflakes.random()), kept, Instant.parse("2025-06-15T00:00:00Z")),
+                record(new BotInstalled(guild, Snowflakes.random()), current, Instant.now())));
+        await().atMost(WAIT).until(() -> stored(old) + stored(oldWaiting) + stored(kept) + stored(current) == 4);
+        assertThat(partitionOf(old)).isEqualTo("audit_log_2024_01");
+        assertThat(partitionOf(kept)).isEqualTo("audit_log_2025_06");
+        assertThat(DB.count("select count(*) from audit_unattributed where event_id = ?", oldWaiting)).isEqualTo(1);
+
+        VertxContextSupport.subscribeAndAwait(() -> retention.runSoon());
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> retention.runOnce())).isEqualTo(1);
+
+        assertThat(exists("audit_log_2024_01")).isFalse();
+        assertThat(exists("audit_guild_2024_01")).isFalse();
+        assertThat(stored(old) + stored(oldWaiting)).isZero();
+        assertThat(DB.count("select count(*) from audit_unattributed where event_id = ?", oldWaiting)).isZero();
+        assertThat(stored(kept)).isEqualTo(1);
+        assertThat(stored(current)).isEqualTo(1);
+        assertThat(exists("audit_log_2025_06")).isTrue();
+        YearMonth thisMonth = YearMonth.now(ZoneOffset.UTC);
+        DateTimeFormatter month = DateTimeFormatter.ofPattern("yyyy_MM");
+        for (int ahead = 0; ahead <= 2; ahead++) {
+            assertThat(exists("audit_log_" + thisMonth.plusMonths(ahead).format(month))).isTrue();
+            assertThat(exists("audit_guild_" + thisMonth.plusMonths(ahead).format(month))).isTrue();
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.umbra.platform.inbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.umbra.events.EventCodec;
+import dev.umbra.events.EventEnvelope;
+import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.BotKicked;
+import io.smallrye.mutiny.Uni;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class EventHandlersTest {
+
+    private static final AnyEventHandler.RecordPosition POSITION = new AnyEventHandler.RecordPosition("umbra.guild", 2, 41);
+
+    private static EventEnvelope envelope(String eventType, String payload) {
+        return new EventEnvelope(UUID.randomUUID(), "guild", "123456789012345678", eventType, Instant.now(), Instant.now(), 1, 1, null,
+                EventCodec.parse(payload.getBytes()));
+    }
+
+    @Test
+    void anEventTypeWithItsOwnHandlerGoesThereAndAnyOtherToTheHandlerOfAnyEvent() {
+        List<String> calls = new ArrayList<>();
+        EventHandlers handlers = EventHandlers.builder()
+                .on(BotInstalled.class, (event, envelope) -> {
+                    calls.add("installed " + event.guildId());
+                    return Uni.createFrom().voidItem();
+                })
+                .onAnyOther((envelope, position) -> {
+                    calls.add("any " + envelope.eventType() + " at " + position.topic() + "-" + position.partition() + "@" + position.offset());
+                    return Uni.createFrom().voidItem();
+                })
+                .build();
+
+        EventEnvelope installed = envelope("BotInstalled", "{\"guild_id\":\"123456789012345678\",\"installer_user_id\":\"223456789012345678\"}");
+        EventHandlers.Route typed = handlers.routeOf("BotInstalled").orElseThrow();
+        typed.apply(typed.decode(installed), installed, POSITION).await().indefinitely();
+        EventEnvelope unknown = envelope("SomethingNew", "{\"whatever\":1}");
+        EventHandlers.Route any = handlers.routeOf("SomethingNew").orElseThrow();
+        any.apply(any.decode(unknown), unknown, POSITION).await().indefinitely();
+
+        assertThat(calls).containsExactly("installed 123456789012345678", "any SomethingNew at umbra.guild-2@41");
+    }
+
+    @Test
+    void withoutAHandlerOfAnyEventOtherTypesAreSkipped() {
+        EventHandlers handlers = EventHandlers.builder().on(BotKicked.class, (event, envelope) -> Uni.createFrom().voidItem()).build();
+
+        assertThat(handlers.routeOf("BotKicked")).isPresent();
+        assertThat(handlers.routeOf("BotInstalled")).isEmpty();
+    }
+
+    @Test
+    void oneHandlerOfAnyEventAtMost() {
+        AnyEventHandler handler = (envelope, position) -> Uni.createFrom().voidItem();
+        assertThatThrownBy(() -> EventHandlers.builder().onAnyOther(handler).onAnyOther(handler))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}
