@@ -36,8 +36,7 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
 @ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
         message = "Failed to (start a|rollback|commit) transaction")
-@WithTestResource(value = AuditDevstack.class, initArgs = {
-        @ResourceArg(name = "database", value = "audit"), @ResourceArg(name = "postgres-proxy", value = "true")})
+@WithTestResource(value = AuditDevstack.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class DatabaseOutageIT {
 
     private static final Duration WAIT = Duration.ofSeconds(90);

@@ -46,8 +46,7 @@ import org.junit.jupiter.api.Test;
 // The topic of a new aggregate (umbra.audit_probe) rebalances the pattern consumer's group; an offset commit
 // that meets the rebalance is retried by SmallRye.
 @ExpectedLog(category = "io.smallrye.reactive.messaging.kafka", message = "SRMSG18252.*RebalanceInProgressException")
-@WithTestResource(value = AuditDevstack.class, initArgs = {
-        @ResourceArg(name = "database", value = "audit"), @ResourceArg(name = "postgres-proxy", value = "true")})
+@WithTestResource(value = AuditDevstack.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class IngestIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

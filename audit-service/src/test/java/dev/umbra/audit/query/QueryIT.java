@@ -33,8 +33,7 @@ import org.junit.jupiter.api.Test;
 
 /** Reading the audit log: filters, who may read what, what was known when, and pages that hold still while events arrive. */
 @QuarkusTest
-@WithTestResource(value = AuditDevstack.class, initArgs = {
-        @ResourceArg(name = "database", value = "audit"), @ResourceArg(name = "postgres-proxy", value = "true")})
+@WithTestResource(value = AuditDevstack.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class QueryIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -27,8 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /** Retention drops whole months older than what is kept, and nothing else; it creates the coming months ahead. */
 @QuarkusTest
-@WithTestResource(value = AuditDevstack.class, initArgs = {
-        @ResourceArg(name = "database", value = "audit"), @ResourceArg(name = "postgres-proxy", value = "true")})
+@WithTestResource(value = AuditDevstack.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class RetentionIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
