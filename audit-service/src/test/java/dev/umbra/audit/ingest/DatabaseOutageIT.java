@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.umbra.events.licensing.LicenseExtended;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.recovery.SnapshotCreated;
-import dev.umbra.audit.AuditDevstack;
+import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
 @ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
         message = "Failed to (start a|rollback|commit) transaction")
-@WithTestResource(value = AuditDevstack.class, initArgs = @ResourceArg(name = "database", value = "audit"))
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class DatabaseOutageIT {
 
     private static final Duration WAIT = Duration.ofSeconds(90);

@@ -18,7 +18,7 @@ import dev.umbra.events.identity.UserSessionCreated;
 import dev.umbra.events.licensing.LicenseExtended;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.recovery.SnapshotCreated;
-import dev.umbra.audit.AuditDevstack;
+import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 // The topic of a new aggregate (umbra.audit_probe) rebalances the pattern consumer's group; an offset commit
 // that meets the rebalance is retried by SmallRye.
 @ExpectedLog(category = "io.smallrye.reactive.messaging.kafka", message = "SRMSG18252.*RebalanceInProgressException")
-@WithTestResource(value = AuditDevstack.class, initArgs = @ResourceArg(name = "database", value = "audit"))
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class IngestIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -13,7 +13,7 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.licensing.LicenseExtended;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.recovery.SnapshotCreated;
-import dev.umbra.audit.AuditDevstack;
+import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 
 /** Reading the audit log: filters, who may read what, what was known when, and pages that hold still while events arrive. */
 @QuarkusTest
-@WithTestResource(value = AuditDevstack.class, initArgs = @ResourceArg(name = "database", value = "audit"))
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class QueryIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

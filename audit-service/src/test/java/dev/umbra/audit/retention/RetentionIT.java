@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.licensing.LicenseExtended;
-import dev.umbra.audit.AuditDevstack;
+import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import io.quarkus.test.common.ResourceArg;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /** Retention drops whole months older than what is kept, and nothing else; it creates the coming months ahead. */
 @QuarkusTest
-@WithTestResource(value = AuditDevstack.class, initArgs = @ResourceArg(name = "database", value = "audit"))
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class RetentionIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -75,6 +75,7 @@ public final class Devstack implements AutoCloseable {
             JwtKeys jwt = JwtKeys.generate(workDir);
             KafkaBroker kafka = KafkaBroker.start(workDir, CHILD_JVM_OPTIONS);
             startedSoFar.add(kafka);
+            kafka.createCatalogueTopics();
             KafkaConnectWorker connect = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), CHILD_JVM_OPTIONS);
             startedSoFar.add(connect);
             PostgresServer postgres = startingPostgres.join();

@@ -1,5 +1,7 @@
 package dev.umbra.devstack;
 
+import dev.umbra.events.EventCatalog;
+import dev.umbra.events.Topics;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -7,11 +9,15 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 
 /** An Apache Kafka broker in KRaft mode (one node that is broker and controller), in a child JVM. */
 public final class KafkaBroker implements AutoCloseable {
+
+    private static final int PARTITIONS = 3;
 
     private final int port;
     private final ChildProcess process;
@@ -35,7 +41,7 @@ public final class KafkaBroker implements AutoCloseable {
                 Map.entry("inter.broker.listener.name", "PLAINTEXT"),
                 Map.entry("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"),
                 Map.entry("log.dirs", workDir.resolve("kafka-data").toString()),
-                Map.entry("num.partitions", "3"),
+                Map.entry("num.partitions", Integer.toString(PARTITIONS)),
                 Map.entry("auto.create.topics.enable", "true"),
                 Map.entry("offsets.topic.replication.factor", "1"),
                 Map.entry("offsets.topic.num.partitions", "5"),
@@ -64,6 +70,24 @@ public final class KafkaBroker implements AutoCloseable {
         properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
         properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000);
         return Admin.create(properties);
+    }
+
+    /**
+     * Creates the topic of every aggregate type of the event catalogue, as a deployment does before the
+     * services start: a topic that appears later (created on demand by its first record) rebalances every
+     * consumer group subscribed by pattern, such as audit's.
+     */
+    void createCatalogueTopics() {
+        List<NewTopic> topics = EventCatalog.entries().stream().map(EventCatalog.Entry::aggregateType).distinct()
+                .map(aggregate -> new NewTopic(Topics.of(aggregate), PARTITIONS, (short) 1)).toList();
+        try (Admin admin = admin()) {
+            admin.createTopics(topics).all().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot create the catalogue's topics", e.getCause());
+        }
     }
 
     private boolean answersMetadata() {
