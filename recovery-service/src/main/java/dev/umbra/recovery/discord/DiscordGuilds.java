@@ -65,6 +65,12 @@ public class DiscordGuilds {
                                 .map(members -> new GuildStructure(roles, channels, members))));
     }
 
+    /** The ids of the guild's roles now. */
+    public Uni<List<String>> roleIds(String guildId) {
+        return call(HttpMethod.GET, "/guilds/" + guildId + "/roles", null)
+                .map(answer -> roles(answer.bodyAsJsonArray()).stream().map(GuildStructure.Role::id).toList());
+    }
+
     /** Creates the role; returns its new id. */
     public Uni<String> createRole(String guildId, GuildStructure.Role role) {
         return call(HttpMethod.POST, "/guilds/" + guildId + "/roles", role(role)).map(answer -> answer.bodyAsJsonObject().getString("id"));

@@ -19,8 +19,9 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Accepts restores: one active per guild (409 otherwise; the guild's restore lock orders concurrent
- * requests, a partial unique index is the last word), at most the plan's restores in any 24 hours
+ * Accepts restores: one active per guild (409 otherwise; of requests at the same moment the one that
+ * gets the guild's restore lock goes on and the others are 409 at once, without waiting for it; a
+ * partial unique index is the last word), at most the plan's restores in any 24 hours
  * (429), of a snapshot of the guild (404). The job is queued on {@value RestoreWorker#QUEUE} in the
  * same transaction as RestoreStarted.
  */
@@ -46,7 +47,12 @@ public class RestoreService {
     @WithTransaction
     public Uni<RestoreJob> request(String guildId, UUID snapshotId) {
         Instant now = clock.instant();
-        return GuildLocks.lock("restore", guildId)
+        return GuildLocks.tryLock("restore", guildId)
+                .invoke(locked -> {
+                    if (!locked) {
+                        throw ProblemException.conflict("another restore request of guild " + guildId + " is being handled");
+                    }
+                })
                 .chain(() -> snapshots.find(guildId, snapshotId))
                 .chain(() -> RestoreJob.count("guildId = ?1 and status in ?2", guildId, List.of(RestoreStatus.QUEUED, RestoreStatus.RUNNING)))
                 .chain(active -> {

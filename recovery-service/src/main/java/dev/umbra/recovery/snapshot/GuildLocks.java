@@ -5,12 +5,13 @@ import io.smallrye.mutiny.Uni;
 
 /**
  * Serialises a guild's writers of one kind inside their transactions with a transaction-scoped
- * advisory lock: two snapshots of a guild apply retention one after the other, two restore requests
- * check "one active" one after the other. Released at commit or rollback.
+ * advisory lock, released at commit or rollback: two snapshots of a guild apply retention one after
+ * the other; of two restore requests at once, one goes on and the other is refused.
  */
 public final class GuildLocks {
 
     private static final String LOCK = "select count(*) from (select pg_advisory_xact_lock(hashtext(:key))) as locked";
+    private static final String TRY_LOCK = "select pg_try_advisory_xact_lock(hashtext(:key))";
 
     private GuildLocks() {
     }
@@ -18,5 +19,11 @@ public final class GuildLocks {
     public static Uni<Void> lock(String kind, String guildId) {
         return Panache.getSession().chain(session -> session.createNativeQuery(LOCK, Long.class)
                 .setParameter("key", kind + ":" + guildId).getSingleResult()).replaceWithVoid();
+    }
+
+    /** The lock if nobody holds it, at once: false when another transaction does (it is not waited for). */
+    public static Uni<Boolean> tryLock(String kind, String guildId) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(TRY_LOCK, Boolean.class)
+                .setParameter("key", kind + ":" + guildId).getSingleResult());
     }
 }

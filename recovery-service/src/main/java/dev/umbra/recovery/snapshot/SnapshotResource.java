@@ -9,6 +9,7 @@ import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -29,7 +30,9 @@ import java.util.UUID;
 @DatabaseGuard
 public class SnapshotResource {
 
-    public record TakeRequest(@NotNull SnapshotTrigger trigger, @NotNull @Valid GuildStructure structure) {
+    /** The trigger as text with a pattern: an unknown enum constant would fail in Jackson, outside the problem+json mappers. */
+    public record TakeRequest(@NotNull @Pattern(regexp = "MANUAL|SCHEDULED|PRE_RESTORE|ANTI_NUKE") String trigger,
+            @NotNull @Valid GuildStructure structure) {
     }
 
     private final SnapshotService snapshots;
@@ -54,7 +57,7 @@ public class SnapshotResource {
             throw new ProblemException(413, "Content Too Large",
                     "the structure takes " + encoded.sizeBytes() + " bytes; at most " + settings.maxBytes() + " are stored");
         }
-        return snapshots.take(guildId, request.trigger(), encoded)
+        return snapshots.take(guildId, SnapshotTrigger.valueOf(request.trigger()), encoded)
                 .map(snapshot -> Response.status(201).entity(SnapshotView.summary(snapshot)).build());
     }
 
