@@ -24,11 +24,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A stand-in for the part of Discord's HTTP API that sends direct messages: open a DM channel
+ * A stand-in for the parts of Discord's HTTP API the services call. Direct messages: open a DM channel
  * ({@code POST /api/v10/users/@me/channels}), post a message ({@code POST /api/v10/channels/{id}/messages},
- * honouring {@code nonce} with {@code enforce_nonce} as Discord does). It records what it delivered and,
- * on request, fails (HTTP 503) or hangs, to play an outage, rate-limits (HTTP 429 with {@code Retry-After}),
- * or refuses the message (HTTP 403, as Discord does for a user who does not take DMs).
+ * honouring {@code nonce} with {@code enforce_nonce} as Discord does). Guild structure (see {@link Guilds}):
+ * roles, channels with permission overwrites, and members' roles, read and changed as Discord does.
+ * It records what it delivered and every structural change, and, on request, fails (HTTP 503) or hangs,
+ * to play an outage (at once, or after a number of calls that still pass), rate-limits (HTTP 429 with
+ * {@code Retry-After}), or refuses the message (HTTP 403, as Discord does for a user who does not take DMs).
  */
 public final class DiscordSandbox implements AutoCloseable {
 
@@ -47,6 +49,8 @@ public final class DiscordSandbox implements AutoCloseable {
     private final Map<String, JsonNode> messagesByNonce = new ConcurrentHashMap<>();
     private final AtomicReference<Fault> fault = new AtomicReference<>(Fault.NONE);
     private final AtomicInteger faultsLeft = new AtomicInteger();
+    private final AtomicInteger passingBeforeFault = new AtomicInteger();
+    private final Guilds guilds = new Guilds();
     private final AtomicReference<Duration> retryAfter = new AtomicReference<>(Duration.ZERO);
     private final AtomicLong ids = new AtomicLong(1_300_000_000_000_000_000L);
 
@@ -99,8 +103,19 @@ public final class DiscordSandbox implements AutoCloseable {
 
     /** Answers 503 to the next {@code count} calls (all calls if negative). */
     public void fail(int count) {
+        failAfter(0, count);
+    }
+
+    /** Lets the next {@code passing} calls through, then answers 503 to {@code count} calls (all later calls if negative): an outage mid-way. */
+    public void failAfter(int passing, int count) {
         faultsLeft.set(count < 0 ? Integer.MAX_VALUE : count);
+        passingBeforeFault.set(passing);
         fault.set(Fault.FAIL);
+    }
+
+    /** The guilds' roles, channels and members as this sandbox keeps them. */
+    public Guilds guilds() {
+        return guilds;
     }
 
     /** Holds the next {@code count} calls without answering, longer than any sane client timeout. */
@@ -125,6 +140,7 @@ public final class DiscordSandbox implements AutoCloseable {
     public void recover() {
         fault.set(Fault.NONE);
         faultsLeft.set(0);
+        passingBeforeFault.set(0);
     }
 
     private void handle(HttpExchange exchange) throws IOException {
@@ -134,7 +150,8 @@ public final class DiscordSandbox implements AutoCloseable {
                 return;
             }
             Fault current = fault.get();
-            if (current != Fault.NONE && faultsLeft.getAndDecrement() > 0) {
+            if (current != Fault.NONE && passingBeforeFault.getAndUpdate(n -> Math.max(0, n - 1)) == 0
+                    && faultsLeft.getAndDecrement() > 0) {
                 switch (current) {
                     case RATE_LIMIT -> {
                         double seconds = retryAfter.get().toMillis() / 1000.0;
@@ -152,8 +169,13 @@ public final class DiscordSandbox implements AutoCloseable {
                 return;
             }
             String path = exchange.getRequestURI().getPath();
-            JsonNode body = JSON.readTree(exchange.getRequestBody().readAllBytes());
-            if ("POST".equals(exchange.getRequestMethod()) && path.equals("/api/v10/users/@me/channels")) {
+            String method = exchange.getRequestMethod();
+            byte[] bytes = exchange.getRequestBody().readAllBytes();
+            JsonNode body = bytes.length == 0 ? JSON.createObjectNode() : JSON.readTree(bytes);
+            Guilds.Answer structural = guilds.handle(method, path, body);
+            if (structural != null) {
+                respond(exchange, structural.status(), structural.body());
+            } else if ("POST".equals(exchange.getRequestMethod()) && path.equals("/api/v10/users/@me/channels")) {
                 String recipient = body.path("recipient_id").asText();
                 respond(exchange, 200, JSON.createObjectNode().put("id", "dm-" + recipient).put("type", 1).toString());
             } else if ("POST".equals(exchange.getRequestMethod()) && path.matches("/api/v10/channels/dm-\\d+/messages")) {
@@ -215,6 +237,10 @@ public final class DiscordSandbox implements AutoCloseable {
 
     private static void respond(HttpExchange exchange, int status, String json) throws IOException {
         byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length == 0) {
+            exchange.sendResponseHeaders(status, -1);
+            return;
+        }
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         exchange.sendResponseHeaders(status, bytes.length);
         exchange.getResponseBody().write(bytes);
@@ -225,6 +251,160 @@ public final class DiscordSandbox implements AutoCloseable {
             Thread.sleep(duration.toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Guilds as Discord keeps them: roles, channels (with permission overwrites) and members' roles,
+     * under the endpoints of Discord's API v10 ({@code GET|POST /guilds/{id}/roles}, {@code PATCH|DELETE
+     * /guilds/{id}/roles/{role}}, {@code GET|POST /guilds/{id}/channels}, {@code PATCH|DELETE /channels/{id}},
+     * {@code GET /guilds/{id}/members}, {@code PATCH /guilds/{id}/members/{user}} with {@code roles}). Objects
+     * are Discord's JSON (snake_case). Every change is recorded per guild as "METHOD path" so that a test can
+     * count what a client did; reads are not.
+     */
+    public static final class Guilds {
+
+        record Answer(int status, String body) {
+        }
+
+        private static final class Guild {
+            final Map<String, ObjectNode> roles = new java.util.LinkedHashMap<>();
+            final Map<String, ObjectNode> channels = new java.util.LinkedHashMap<>();
+            final Map<String, ObjectNode> members = new java.util.LinkedHashMap<>();
+            final List<String> changes = new CopyOnWriteArrayList<>();
+        }
+
+        private static final java.util.regex.Pattern GUILD_PATH =
+                java.util.regex.Pattern.compile("/api/v10/guilds/(\\d+)/(roles|channels|members)(?:/(\\d+))?");
+        private static final java.util.regex.Pattern CHANNEL_PATH = java.util.regex.Pattern.compile("/api/v10/channels/(\\d+)");
+
+        private final Map<String, Guild> guilds = new ConcurrentHashMap<>();
+        private final Map<String, String> guildOfChannel = new ConcurrentHashMap<>();
+        private final AtomicLong ids = new AtomicLong(1_400_000_000_000_000_000L);
+
+        /** Replaces the guild's structure: {@code {"roles": [...], "channels": [...], "members": [{"user": {"id": ..}, "roles": [..]}]}}. */
+        public void put(String guildId, JsonNode structure) {
+            Guild guild = new Guild();
+            structure.path("roles").forEach(role -> guild.roles.put(role.path("id").asText(), role.deepCopy()));
+            structure.path("channels").forEach(channel -> {
+                ObjectNode copy = channel.deepCopy();
+                copy.put("guild_id", guildId);
+                guild.channels.put(channel.path("id").asText(), copy);
+                guildOfChannel.put(channel.path("id").asText(), guildId);
+            });
+            structure.path("members").forEach(member -> guild.members.put(member.path("user").path("id").asText(), member.deepCopy()));
+            guilds.put(guildId, guild);
+        }
+
+        /** The guild's structure in the shape {@link #put} takes (empty lists for a guild never put). */
+        public synchronized ObjectNode get(String guildId) {
+            Guild guild = guilds.getOrDefault(guildId, new Guild());
+            ObjectNode structure = JSON.createObjectNode();
+            guild.roles.values().forEach(structure.withArray("roles")::add);
+            guild.channels.values().forEach(structure.withArray("channels")::add);
+            guild.members.values().forEach(structure.withArray("members")::add);
+            return structure;
+        }
+
+        /** Every change made to the guild, in order, as "METHOD path". */
+        public List<String> changes(String guildId) {
+            Guild guild = guilds.get(guildId);
+            return guild == null ? List.of() : List.copyOf(guild.changes);
+        }
+
+        synchronized Answer handle(String method, String path, JsonNode body) throws IOException {
+            java.util.regex.Matcher guildPath = GUILD_PATH.matcher(path);
+            if (guildPath.matches()) {
+                Guild guild = guilds.computeIfAbsent(guildPath.group(1), id -> new Guild());
+                return guildCall(guild, guildPath.group(1), method, path, guildPath.group(2), guildPath.group(3), body);
+            }
+            java.util.regex.Matcher channelPath = CHANNEL_PATH.matcher(path);
+            if (channelPath.matches()) {
+                String guildId = guildOfChannel.get(channelPath.group(1));
+                Guild guild = guildId == null ? null : guilds.get(guildId);
+                if (guild == null || !guild.channels.containsKey(channelPath.group(1))) {
+                    return notFound("Unknown Channel", 10003);
+                }
+                return objectCall(guild, guild.channels, method, path, channelPath.group(1), body);
+            }
+            return null;
+        }
+
+        private Answer guildCall(Guild guild, String guildId, String method, String path, String kind, String id, JsonNode body)
+                throws IOException {
+            Map<String, ObjectNode> objects = switch (kind) {
+                case "roles" -> guild.roles;
+                case "channels" -> guild.channels;
+                default -> guild.members;
+            };
+            if (id == null && "GET".equals(method)) {
+                return new Answer(200, JSON.writeValueAsString(objects.values()));
+            }
+            if (id == null && "POST".equals(method) && !"members".equals(kind)) {
+                ObjectNode created = ((ObjectNode) body.deepCopy()).put("id", Long.toString(ids.incrementAndGet()));
+                if ("channels".equals(kind)) {
+                    created.put("guild_id", guildId);
+                    guildOfChannel.put(created.path("id").asText(), guildId);
+                }
+                objects.put(created.path("id").asText(), created);
+                guild.changes.add(method + " " + path);
+                return new Answer(201, created.toString());
+            }
+            if (id == null) {
+                return null;
+            }
+            if ("members".equals(kind) && "PATCH".equals(method)) {
+                ObjectNode member = objects.get(id);
+                if (member == null) {
+                    return notFound("Unknown Member", 10007);
+                }
+                if (body.has("roles")) {
+                    member.set("roles", body.get("roles"));
+                }
+                guild.changes.add(method + " " + path);
+                return new Answer(200, member.toString());
+            }
+            if ("roles".equals(kind) && objects.containsKey(id)) {
+                return objectCall(guild, objects, method, path, id, body);
+            }
+            return "roles".equals(kind) ? notFound("Unknown Role", 10011) : null;
+        }
+
+        private static Answer objectCall(Guild guild, Map<String, ObjectNode> objects, String method, String path, String id, JsonNode body) {
+            ObjectNode object = objects.get(id);
+            switch (method) {
+                case "PATCH" -> {
+                    body.fields().forEachRemaining(field -> object.set(field.getKey(), field.getValue()));
+                    guild.changes.add(method + " " + path);
+                    return new Answer(200, object.toString());
+                }
+                case "DELETE" -> {
+                    objects.remove(id);
+                    if (objects == guild.roles) {
+                        guild.members.values().forEach(member -> {
+                            com.fasterxml.jackson.databind.node.ArrayNode kept = JSON.createArrayNode();
+                            member.path("roles").forEach(role -> {
+                                if (!role.asText().equals(id)) {
+                                    kept.add(role);
+                                }
+                            });
+                            member.set("roles", kept);
+                        });
+                    }
+                    guild.changes.add(method + " " + path);
+                    return new Answer(204, "");
+                }
+                case "GET" -> {
+                    return new Answer(200, object.toString());
+                }
+                default -> {
+                    return new Answer(405, "{\"message\": \"405: Method Not Allowed\", \"code\": 0}");
+                }
+            }
+        }
+
+        private static Answer notFound(String message, int code) {
+            return new Answer(404, JSON.createObjectNode().put("message", message).put("code", code).toString());
         }
     }
 

@@ -53,6 +53,42 @@ class DiscordSandboxTest {
         assertThat(post("/api/v10/users/@me/channels", "{\"recipient_id\":\"1\"}", true).statusCode()).isEqualTo(200);
     }
 
+    @Test
+    void keepsAGuildsRolesChannelsAndMemberRolesAndRecordsEveryChange() throws Exception {
+        sandbox.guilds().put("100000000000000001", new com.fasterxml.jackson.databind.ObjectMapper().readTree("""
+                {"roles": [{"id": "200000000000000001", "name": "mod", "permissions": "8"}],
+                 "channels": [{"id": "300000000000000001", "type": 0, "name": "general"}],
+                 "members": [{"user": {"id": "400000000000000001"}, "roles": ["200000000000000001"]}]}"""));
+
+        HttpResponse<String> created = post("/api/v10/guilds/100000000000000001/roles", "{\"name\":\"helper\"}", true);
+        assertThat(created.statusCode()).isEqualTo(201);
+        assertThat(send("PATCH", "/api/v10/channels/300000000000000001", "{\"name\":\"lobby\"}").statusCode()).isEqualTo(200);
+        assertThat(send("DELETE", "/api/v10/guilds/100000000000000001/roles/200000000000000001", "").statusCode()).isEqualTo(204);
+        assertThat(send("DELETE", "/api/v10/guilds/100000000000000001/roles/200000000000000001", "").statusCode()).isEqualTo(404);
+
+        var guild = sandbox.guilds().get("100000000000000001");
+        assertThat(guild.path("roles")).singleElement().satisfies(role -> assertThat(role.path("name").asText()).isEqualTo("helper"));
+        assertThat(guild.path("channels").get(0).path("name").asText()).isEqualTo("lobby");
+        assertThat(guild.path("members").get(0).path("roles")).as("a deleted role leaves its members").isEmpty();
+        assertThat(sandbox.guilds().changes("100000000000000001")).containsExactly("POST /api/v10/guilds/100000000000000001/roles",
+                "PATCH /api/v10/channels/300000000000000001", "DELETE /api/v10/guilds/100000000000000001/roles/200000000000000001");
+    }
+
+    @Test
+    void anOutageCanStartAfterSomeCallsPassed() throws Exception {
+        sandbox.failAfter(1, 1);
+        assertThat(post("/api/v10/users/@me/channels", "{\"recipient_id\":\"1\"}", true).statusCode()).isEqualTo(200);
+        assertThat(post("/api/v10/users/@me/channels", "{\"recipient_id\":\"1\"}", true).statusCode()).isEqualTo(503);
+        assertThat(post("/api/v10/users/@me/channels", "{\"recipient_id\":\"1\"}", true).statusCode()).isEqualTo(200);
+    }
+
+    private HttpResponse<String> send(String method, String path, String json) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(sandbox.url() + path)).header("Content-Type", "application/json")
+                .header("Authorization", "Bot " + sandbox.botToken())
+                .method(method, json.isEmpty() ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     private HttpResponse<String> post(String path, String json, boolean authorized) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(sandbox.url() + path))
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));

@@ -1,0 +1,147 @@
+package dev.umbra.recovery.antinuke;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.umbra.events.recovery.AntiNukeTriggered;
+import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.workqueue.WorkQueues;
+import dev.umbra.recovery.plan.GuildPlans;
+import dev.umbra.recovery.snapshot.GuildLocks;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The anti-nuke detector. Entries are stored once per Discord entry id (a repeat changes nothing) and
+ * each new one is held against the rules of its action: when an actor's entries of that action within
+ * the rule's window reach its threshold, that is a burst → AntiNukeTriggered(guild, pattern, actor) →
+ * on plans with anti-nuke, a response on the {@value AntiNukeResponse#QUEUE} queue. A burst triggers
+ * once: later entries that keep it going (within a window of its last one) extend it instead. All of a
+ * guild's entries are judged one request at a time (the guild's anti-nuke lock), and the windows are
+ * counted from the table, so a restart loses nothing and a burst spanning one is still one burst.
+ */
+@ApplicationScoped
+public class AntiNukeDetector {
+
+    /** An audit-log entry as the bot forwards it. */
+    public record Entry(String entryId, String action, String actorId, String targetId, Instant occurredAt) {
+    }
+
+    private static final String INSERT = """
+            insert into audit_log_entry (guild_id, entry_id, action, actor_id, target_id, occurred_at)
+            values (:guildId, :entryId, :action, :actorId, :targetId, :at) on conflict do nothing""";
+    private static final String WINDOW = """
+            select occurred_at from audit_log_entry
+            where guild_id = :guildId and actor_id = :actorId and action = :action and occurred_at between :from and :to""";
+    private static final String LAST_INCIDENT = """
+            select cast(id as text), last_at from anti_nuke_incident where guild_id = :guildId and actor_id = :actorId and pattern = :pattern
+            order by last_at desc limit 1""";
+    private static final String EXTEND = "update anti_nuke_incident set last_at = greatest(last_at, :at) where id = :id";
+    private static final String OPEN = """
+            insert into anti_nuke_incident (id, guild_id, actor_id, pattern, first_at, last_at, triggered_at, acted)
+            values (:id, :guildId, :actorId, :pattern, :at, :at, :now, :acted)""";
+
+    private final List<BurstRule> rules;
+    private final GuildPlans plans;
+    private final OutboxWriter outbox;
+    private final WorkQueues queues;
+    private final Clock clock;
+
+    public AntiNukeDetector(AntiNukeSettings settings, GuildPlans plans, OutboxWriter outbox, WorkQueues queues, Clock clock) {
+        this.rules = settings.rules().entrySet().stream()
+                .map(rule -> new BurstRule(rule.getKey(), rule.getValue().action(), rule.getValue().threshold(), rule.getValue().window()))
+                .toList();
+        this.plans = plans;
+        this.outbox = outbox;
+        this.queues = queues;
+        this.clock = clock;
+    }
+
+    /** Records the entries in order; returns the patterns they triggered. */
+    @WithTransaction
+    public Uni<List<String>> record(String guildId, List<Entry> entries) {
+        List<String> triggered = new ArrayList<>();
+        Uni<Void> done = GuildLocks.lock("anti-nuke", guildId);
+        for (Entry entry : entries) {
+            done = done.chain(() -> recordOne(guildId, entry, triggered));
+        }
+        return done.replaceWith(triggered);
+    }
+
+    private Uni<Void> recordOne(String guildId, Entry entry, List<String> triggered) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(INSERT)
+                .setParameter("guildId", guildId).setParameter("entryId", entry.entryId()).setParameter("action", entry.action())
+                .setParameter("actorId", entry.actorId()).setParameter("targetId", entry.targetId()).setParameter("at", entry.occurredAt())
+                .executeUpdate()
+                .chain(inserted -> {
+                    Uni<Void> judged = Uni.createFrom().voidItem();
+                    if (inserted == 0) {
+                        return judged;
+                    }
+                    for (BurstRule rule : rules) {
+                        if (rule.action().equals(entry.action())) {
+                            judged = judged.chain(() -> judge(guildId, entry, rule, triggered));
+                        }
+                    }
+                    return judged;
+                }));
+    }
+
+    private Uni<Void> judge(String guildId, Entry entry, BurstRule rule, List<String> triggered) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(WINDOW, OffsetDateTime.class)
+                .setParameter("guildId", guildId).setParameter("actorId", entry.actorId()).setParameter("action", rule.action())
+                .setParameter("from", rule.windowStart(entry.occurredAt())).setParameter("to", entry.occurredAt())
+                .getResultList()
+                .chain(window -> {
+                    if (!rule.burstAt(window.stream().map(OffsetDateTime::toInstant).toList(), entry.occurredAt())) {
+                        return Uni.createFrom().voidItem();
+                    }
+                    return session.createNativeQuery(LAST_INCIDENT, Object[].class).setParameter("guildId", guildId)
+                            .setParameter("actorId", entry.actorId()).setParameter("pattern", rule.pattern()).getResultList()
+                            .chain(last -> {
+                                if (!last.isEmpty() && rule.continues(instant(last.get(0)[1]), entry.occurredAt())) {
+                                    return session.createNativeQuery(EXTEND).setParameter("id", UUID.fromString((String) last.get(0)[0]))
+                                            .setParameter("at", entry.occurredAt()).executeUpdate().replaceWithVoid();
+                                }
+                                triggered.add(rule.pattern());
+                                return trigger(guildId, entry, rule);
+                            });
+                }));
+    }
+
+    private Uni<Void> trigger(String guildId, Entry entry, BurstRule rule) {
+        UUID incident = UUID.randomUUID();
+        return plans.entitlementsOf(guildId).chain(entitlements -> Panache.getSession()
+                .chain(session -> session.createNativeQuery(OPEN).setParameter("id", incident).setParameter("guildId", guildId)
+                        .setParameter("actorId", entry.actorId()).setParameter("pattern", rule.pattern())
+                        .setParameter("at", entry.occurredAt()).setParameter("now", clock.instant())
+                        .setParameter("acted", entitlements.antiNuke()).executeUpdate())
+                .chain(() -> outbox.publish(new AntiNukeTriggered(guildId, rule.pattern(), List.of(entry.actorId()))))
+                .chain(() -> {
+                    if (!entitlements.antiNuke()) {
+                        return Uni.createFrom().voidItem();
+                    }
+                    ObjectNode payload = JsonNodeFactory.instance.objectNode().put("guild_id", guildId).put("incident_id", incident.toString());
+                    payload.putArray("suspects").add(entry.actorId());
+                    return queues.queue(AntiNukeResponse.QUEUE).enqueue(incident.toString(), payload, clock.instant());
+                }));
+    }
+
+    private static Instant instant(Object value) {
+        if (value instanceof OffsetDateTime time) {
+            return time.toInstant();
+        }
+        if (value instanceof Instant time) {
+            return time;
+        }
+        return ((java.sql.Timestamp) value).toInstant().atOffset(ZoneOffset.UTC).toInstant();
+    }
+}

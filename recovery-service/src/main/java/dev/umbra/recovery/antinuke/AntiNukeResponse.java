@@ -1,0 +1,97 @@
+package dev.umbra.recovery.antinuke;
+
+import dev.umbra.events.recovery.AntiNukeActioned;
+import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueues;
+import dev.umbra.recovery.discord.DiscordFault;
+import dev.umbra.recovery.discord.DiscordGuilds;
+import dev.umbra.recovery.discord.DiscordRejection;
+import dev.umbra.recovery.snapshot.GuildStructure;
+import dev.umbra.recovery.snapshot.SnapshotCodec;
+import dev.umbra.recovery.snapshot.SnapshotService;
+import dev.umbra.recovery.snapshot.SnapshotTrigger;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+
+/**
+ * The response to a burst, for plans with anti-nuke: reads the guild from Discord, takes the
+ * suspects' roles away (setting a member's roles is idempotent, so a repeated try does no harm),
+ * then, in one transaction, stores the guild as read as an ANTI_NUKE snapshot and publishes
+ * AntiNukeActioned. The actions it names never name a suspect: owners are told them.
+ */
+@ApplicationScoped
+public class AntiNukeResponse implements WorkHandler {
+
+    public static final String QUEUE = "anti-nuke-response";
+
+    private final DiscordGuilds discord;
+    private final SnapshotService snapshots;
+    private final OutboxWriter outbox;
+    private final WorkQueues queues;
+    private final Clock clock;
+
+    public AntiNukeResponse(DiscordGuilds discord, SnapshotService snapshots, OutboxWriter outbox, WorkQueues queues, Clock clock) {
+        this.discord = discord;
+        this.snapshots = snapshots;
+        this.outbox = outbox;
+        this.queues = queues;
+        this.clock = clock;
+    }
+
+    @Override
+    public String queue() {
+        return QUEUE;
+    }
+
+    @Override
+    public Uni<Outcome> handle(WorkItem item) {
+        String guildId = item.payload().path("guild_id").asText();
+        List<String> suspects = new ArrayList<>();
+        item.payload().path("suspects").forEach(suspect -> suspects.add(suspect.asText()));
+        return discord.read(guildId).chain(guild -> strip(guildId, guild, suspects).chain(stripped -> Panache.withTransaction(
+                        () -> queues.queue(QUEUE).holdsLease(item).chain(held -> {
+                            if (!held) {
+                                return Uni.createFrom().item(Outcome.deferred("the lease was taken over", null));
+                            }
+                            return snapshots.store(guildId, SnapshotTrigger.ANTI_NUKE, SnapshotCodec.encode(guild))
+                                    .chain(() -> outbox.publish(new AntiNukeActioned(guildId, List.of(
+                                            "roles removed from " + stripped + (stripped == 1 ? " suspect" : " suspects"),
+                                            "snapshot taken"))))
+                                    .replaceWith(Outcome.done());
+                        }))))
+                .onFailure().recoverWithItem(this::outcomeOf);
+    }
+
+    /** Takes every role from each suspect still in the guild with roles; returns how many lost roles. */
+    private Uni<Integer> strip(String guildId, GuildStructure guild, List<String> suspects) {
+        List<String> withRoles = guild.members().stream().filter(member -> suspects.contains(member.id()) && !member.roles().isEmpty())
+                .map(GuildStructure.Member::id).toList();
+        Uni<Integer> stripped = Uni.createFrom().item(0);
+        for (String suspect : withRoles) {
+            stripped = stripped.chain(count -> discord.setMemberRoles(guildId, suspect, List.of()).map(present -> present ? count + 1 : count));
+        }
+        return stripped;
+    }
+
+    private Outcome outcomeOf(Throwable error) {
+        if (error instanceof CircuitBreakerOpenException) {
+            return Outcome.unavailable("Discord's circuit is open", null);
+        }
+        if (error instanceof DiscordFault fault) {
+            return Outcome.unavailable(fault.getMessage(), fault.retryAfter() == null ? null : clock.instant().plus(fault.retryAfter()));
+        }
+        if (error instanceof DiscordRejection rejection) {
+            return Outcome.failed(rejection.getMessage());
+        }
+        return dev.umbra.platform.storage.StorageFaults.isTransient(error) ? Outcome.unavailable(error.toString(), null)
+                : Outcome.failed(error.toString());
+    }
+}

@@ -1,0 +1,70 @@
+package dev.umbra.recovery.member;
+
+import dev.umbra.events.member.MemberRestored;
+import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.web.ProblemException;
+import dev.umbra.recovery.discord.DiscordFault;
+import dev.umbra.recovery.discord.DiscordGuilds;
+import dev.umbra.recovery.plan.GuildPlans;
+import dev.umbra.recovery.snapshot.GuildStructure;
+import dev.umbra.recovery.snapshot.SnapshotService;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+
+/**
+ * Gives a member back the roles a snapshot shows them with (those of the roles that still exist on
+ * Discord: a role deleted since is restored by a guild restore, not here) → MemberRestored. Plans
+ * with member restore only (403 otherwise). Setting a member's roles is idempotent on Discord, so a
+ * repeated request changes nothing more.
+ *
+ * <p>MemberRestored's member id is a UUID while Discord's are snowflakes: the id is the name-based
+ * UUID of "guild id:member id", the same for one member of one guild every time.
+ */
+@ApplicationScoped
+public class MemberRestores {
+
+    public record Restored(String memberId, List<String> roles) {
+    }
+
+    private final SnapshotService snapshots;
+    private final GuildPlans plans;
+    private final DiscordGuilds discord;
+    private final OutboxWriter outbox;
+
+    public MemberRestores(SnapshotService snapshots, GuildPlans plans, DiscordGuilds discord, OutboxWriter outbox) {
+        this.snapshots = snapshots;
+        this.plans = plans;
+        this.discord = discord;
+        this.outbox = outbox;
+    }
+
+    public Uni<Restored> restore(String guildId, String memberId, UUID snapshotId) {
+        return Panache.withSession(() -> plans.entitlementsOf(guildId).chain(entitlements -> {
+                    if (!entitlements.memberRestore()) {
+                        throw new ProblemException(403, "Forbidden", "the guild's plan does not include member restore");
+                    }
+                    return snapshots.find(guildId, snapshotId);
+                }).map(snapshot -> snapshot.decoded().members().stream().filter(member -> member.id().equals(memberId)).findFirst()
+                        .map(GuildStructure.Member::roles)
+                        .orElseThrow(() -> ProblemException.notFound("member " + memberId + " is not in snapshot " + snapshotId))))
+                .chain(roles -> discord.roleIds(guildId).map(existing -> roles.stream().filter(existing::contains).toList())
+                        .chain(kept -> discord.setMemberRoles(guildId, memberId, kept).map(present -> {
+                            if (!present) {
+                                throw ProblemException.notFound("member " + memberId + " is not in guild " + guildId + " on Discord");
+                            }
+                            return kept;
+                        }))
+                        .onFailure(CircuitBreakerOpenException.class).transform(open -> DiscordFault.circuitOpen()))
+                .chain(roles -> Panache.withTransaction(() -> outbox.publish(new MemberRestored(memberUuid(guildId, memberId), guildId, roles)))
+                        .replaceWith(new Restored(memberId, roles)));
+    }
+
+    static UUID memberUuid(String guildId, String memberId) {
+        return UUID.nameUUIDFromBytes((guildId + ":" + memberId).getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,92 @@
+package dev.umbra.recovery.restore;
+
+import dev.umbra.recovery.snapshot.GuildStructure;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The steps that turn a guild as Discord has it now into the guild of a snapshot. An object is the
+ * same object when its id is: one the snapshot has and Discord no longer has is created anew (and the
+ * ids that refer to it — a channel's parent, an overwrite, a member's roles — are resolved to the new
+ * id when the step that needs them is applied); one Discord has and the snapshot has not is deleted.
+ *
+ * <p>Order: roles first (channels' overwrites and members refer to them), then categories, then other
+ * channels, then members' roles, then the deletions, channels before roles. The guild's @everyone role
+ * (its id is the guild's) is never created or deleted, only changed. Role positions are not compared
+ * (they are not written, see the Discord client), nor is a channel's type (Discord does not change it).
+ */
+public final class RestorePlanner {
+
+    /** One planned step: what to do to which object (by its id in the snapshot, or on Discord for a deletion), with what. */
+    public record Step(StepKind kind, String targetId, Object spec) {
+    }
+
+    private RestorePlanner() {
+    }
+
+    public static List<Step> plan(String guildId, GuildStructure snapshot, GuildStructure current) {
+        Map<String, GuildStructure.Role> roles = byId(current.roles(), GuildStructure.Role::id);
+        Map<String, GuildStructure.Channel> channels = byId(current.channels(), GuildStructure.Channel::id);
+        Map<String, GuildStructure.Member> members = byId(current.members(), GuildStructure.Member::id);
+        List<Step> steps = new ArrayList<>();
+        for (GuildStructure.Role role : snapshot.roles()) {
+            GuildStructure.Role now = roles.get(role.id());
+            if (now == null && !role.id().equals(guildId)) {
+                steps.add(new Step(StepKind.CREATE_ROLE, role.id(), role));
+            } else if (now != null && !sameRole(now, role)) {
+                steps.add(new Step(StepKind.UPDATE_ROLE, role.id(), role));
+            }
+        }
+        List<GuildStructure.Channel> categoriesFirst = new ArrayList<>(snapshot.channels().stream()
+                .filter(channel -> channel.type() == GuildStructure.CATEGORY).toList());
+        categoriesFirst.addAll(snapshot.channels().stream().filter(channel -> channel.type() != GuildStructure.CATEGORY).toList());
+        for (GuildStructure.Channel channel : categoriesFirst) {
+            GuildStructure.Channel now = channels.get(channel.id());
+            if (now == null) {
+                steps.add(new Step(StepKind.CREATE_CHANNEL, channel.id(), channel));
+            } else if (!sameChannel(now, channel)) {
+                steps.add(new Step(StepKind.UPDATE_CHANNEL, channel.id(), channel));
+            }
+        }
+        for (GuildStructure.Member member : snapshot.members()) {
+            GuildStructure.Member now = members.get(member.id());
+            if (now != null && !new HashSet<>(now.roles()).equals(new HashSet<>(member.roles()))) {
+                steps.add(new Step(StepKind.SET_MEMBER_ROLES, member.id(), member));
+            }
+        }
+        Set<String> keptChannels = new HashSet<>(snapshot.channels().stream().map(GuildStructure.Channel::id).toList());
+        current.channels().stream().filter(channel -> !keptChannels.contains(channel.id()))
+                .forEach(channel -> steps.add(new Step(StepKind.DELETE_CHANNEL, channel.id(), channel)));
+        Set<String> keptRoles = new HashSet<>(snapshot.roles().stream().map(GuildStructure.Role::id).toList());
+        current.roles().stream().filter(role -> !keptRoles.contains(role.id()) && !role.id().equals(guildId))
+                .forEach(role -> steps.add(new Step(StepKind.DELETE_ROLE, role.id(), role)));
+        return steps;
+    }
+
+    private static boolean sameRole(GuildStructure.Role a, GuildStructure.Role b) {
+        return a.name().equals(b.name()) && a.color() == b.color() && a.permissions().equals(b.permissions()) && a.hoist() == b.hoist()
+                && a.mentionable() == b.mentionable();
+    }
+
+    private static boolean sameChannel(GuildStructure.Channel a, GuildStructure.Channel b) {
+        return a.name().equals(b.name()) && a.position() == b.position() && Objects.equals(a.parentId(), b.parentId())
+                && Objects.equals(blankToNull(a.topic()), blankToNull(b.topic()))
+                && new HashSet<>(a.permissionOverwrites()).equals(new HashSet<>(b.permissionOverwrites()));
+    }
+
+    private static String blankToNull(String text) {
+        return text == null || text.isEmpty() ? null : text;
+    }
+
+    private static <T> Map<String, T> byId(List<T> items, Function<T, String> id) {
+        Map<String, T> map = new LinkedHashMap<>();
+        items.forEach(item -> map.putIfAbsent(id.apply(item), item));
+        return map;
+    }
+}

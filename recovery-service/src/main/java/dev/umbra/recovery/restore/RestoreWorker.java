@@ -1,0 +1,275 @@
+package dev.umbra.recovery.restore;
+
+import dev.umbra.events.recovery.RestoreCompleted;
+import dev.umbra.events.recovery.RestoreFailed;
+import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.storage.StorageFaults;
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueues;
+import dev.umbra.recovery.discord.DiscordFault;
+import dev.umbra.recovery.discord.DiscordGuilds;
+import dev.umbra.recovery.discord.DiscordRejection;
+import dev.umbra.recovery.discord.DiscordSettings;
+import dev.umbra.recovery.snapshot.GuildStructure;
+import dev.umbra.recovery.snapshot.Snapshot;
+import dev.umbra.recovery.snapshot.SnapshotCodec;
+import dev.umbra.recovery.snapshot.SnapshotService;
+import dev.umbra.recovery.snapshot.SnapshotTrigger;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+import org.jboss.logging.Logger;
+
+/**
+ * Runs restores, one work item of {@value #QUEUE} per job (the queue's lease and fencing token keep
+ * two replicas from running one job at once; every write below first checks that this worker still
+ * holds the lease). A try:
+ * <ol>
+ * <li>once per job: reads the guild from Discord, stores it as the PRE_RESTORE snapshot, plans the
+ * steps against it and stores them (one transaction), the job RUNNING;</li>
+ * <li>applies the steps not done yet, in order, each recorded DONE in its own transaction as soon as
+ * Discord confirms it, so that a crash, a lost lease or an outage resumes after the last finished step.
+ * A create is first recorded ATTEMPTED: if its answer never came, the next try looks for the object it
+ * may have created (same name, not a pre-restore object, not adopted already) before sending it again;</li>
+ * <li>the job COMPLETED with its counts → RestoreCompleted.</li>
+ * </ol>
+ * A try that fails (Discord down or its circuit open, the database away) is retried by the queue;
+ * after {@code recovery.restore.max-attempts} tries, or at once when Discord refuses a step or the
+ * snapshot is gone, the job FAILED → RestoreFailed.
+ */
+@ApplicationScoped
+public class RestoreWorker implements WorkHandler {
+
+    public static final String QUEUE = "restore-job";
+
+    private static final Logger LOG = Logger.getLogger(RestoreWorker.class);
+
+    /** This worker's lease on the item was taken over: stop, the other worker carries on. */
+    private static final class LeaseLost extends RuntimeException {
+        LeaseLost() {
+            super("the restore's lease was taken over", null, false, false);
+        }
+    }
+
+    /** The restore cannot be done whatever the tries (its snapshot is gone). */
+    private static final class Impossible extends RuntimeException {
+        Impossible(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private final DiscordGuilds discord;
+    private final SnapshotService snapshots;
+    private final OutboxWriter outbox;
+    private final WorkQueues queues;
+    private final RestoreSettings settings;
+    private final DiscordSettings discordSettings;
+    private final Clock clock;
+
+    public RestoreWorker(DiscordGuilds discord, SnapshotService snapshots, OutboxWriter outbox, WorkQueues queues, RestoreSettings settings,
+            DiscordSettings discordSettings, Clock clock) {
+        this.discord = discord;
+        this.snapshots = snapshots;
+        this.outbox = outbox;
+        this.queues = queues;
+        this.settings = settings;
+        this.discordSettings = discordSettings;
+        this.clock = clock;
+    }
+
+    @Override
+    public String queue() {
+        return QUEUE;
+    }
+
+    @Override
+    public Uni<Outcome> handle(WorkItem item) {
+        UUID jobId;
+        try {
+            jobId = UUID.fromString(item.payload().path("restore_job_id").asText());
+        } catch (IllegalArgumentException unreadable) {
+            return Uni.createFrom().item(Outcome.poison("no restore job id in the item"));
+        }
+        return Panache.withSession(() -> RestoreJob.<RestoreJob>findById(jobId))
+                .chain(job -> {
+                    if (job == null) {
+                        return Uni.createFrom().item(Outcome.poison("no restore job " + jobId));
+                    }
+                    if (job.status.finished()) {
+                        return Uni.createFrom().item(Outcome.done());
+                    }
+                    Uni<Void> planned = job.status == RestoreStatus.QUEUED ? plan(item, job) : Uni.createFrom().voidItem();
+                    return planned
+                            .chain(() -> Panache.withSession(() -> RestoreJob.<RestoreJob>findById(jobId)
+                                    .chain(fresh -> RestoreSteps.of(jobId).map(steps -> new Planned(fresh, steps)))))
+                            .chain(planned2 -> apply(item, planned2))
+                            .chain(() -> complete(item, jobId))
+                            .replaceWith(Outcome.done());
+                })
+                .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null))
+                .onFailure().recoverWithUni(error -> afterFailedTry(item, jobId, error));
+    }
+
+    private record Planned(RestoreJob job, List<RestoreSteps.Stored> steps) {
+    }
+
+    private Uni<Void> plan(WorkItem item, RestoreJob job) {
+        return discord.read(job.guildId).chain(current -> inLease(item, () -> RestoreJob.<RestoreJob>findById(job.id).chain(fresh -> {
+            if (fresh.status != RestoreStatus.QUEUED) {
+                return Uni.createFrom().voidItem();
+            }
+            return Snapshot.<Snapshot>findById(fresh.snapshotId).chain(target -> {
+                if (target == null) {
+                    throw new Impossible("snapshot " + fresh.snapshotId + " is gone");
+                }
+                List<RestorePlanner.Step> steps = RestorePlanner.plan(fresh.guildId, target.decoded(), current);
+                return snapshots.store(fresh.guildId, SnapshotTrigger.PRE_RESTORE, SnapshotCodec.encode(current))
+                        .chain(pre -> RestoreSteps.insert(fresh.id, steps).invoke(() -> {
+                            fresh.preRestoreSnapshotId = pre.id;
+                            fresh.totalSteps = steps.size();
+                            fresh.status = RestoreStatus.RUNNING;
+                        }));
+            });
+        })));
+    }
+
+    private Uni<Void> apply(WorkItem item, Planned planned) {
+        RestoreJob job = planned.job();
+        Map<String, String> created = new HashMap<>();
+        planned.steps().stream().filter(step -> step.done() && step.discordId() != null).forEach(step -> created.put(step.targetId(), step.discordId()));
+        Uni<Void> applied = Uni.createFrom().voidItem();
+        for (RestoreSteps.Stored step : planned.steps()) {
+            if (!step.done()) {
+                applied = applied.chain(() -> applyOne(item, job, step, created));
+            }
+        }
+        return applied;
+    }
+
+    private Uni<Void> applyOne(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+        if (step.kind().creates()) {
+            Uni<String> alreadyThere = step.attempted() ? createdBefore(job, step, created) : Uni.createFrom().nullItem();
+            return alreadyThere
+                    .chain(found -> found != null ? Uni.createFrom().item(found)
+                            : inLease(item, () -> RestoreSteps.attempted(job.id, step)).chain(() -> create(job, step, created)))
+                    .chain(discordId -> {
+                        created.put(step.targetId(), discordId);
+                        return inLease(item, () -> RestoreSteps.done(job.id, step, discordId, clock.instant()));
+                    });
+        }
+        return change(job, step, created).chain(() -> inLease(item, () -> RestoreSteps.done(job.id, step, null, clock.instant())));
+    }
+
+    private Uni<String> create(RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+        return step.kind() == StepKind.CREATE_ROLE ? discord.createRole(job.guildId, step.role())
+                : discord.createChannel(job.guildId, resolve(step.channel(), created));
+    }
+
+    private Uni<Void> change(RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+        return switch (step.kind()) {
+            case UPDATE_ROLE -> discord.updateRole(job.guildId, step.targetId(), step.role());
+            case UPDATE_CHANNEL -> discord.updateChannel(step.targetId(), resolve(step.channel(), created));
+            case SET_MEMBER_ROLES -> discord.setMemberRoles(job.guildId, step.targetId(),
+                    step.member().roles().stream().map(role -> created.getOrDefault(role, role)).toList()).replaceWithVoid();
+            case DELETE_CHANNEL -> discord.deleteChannel(step.targetId());
+            case DELETE_ROLE -> discord.deleteRole(job.guildId, step.targetId());
+            default -> throw new IllegalStateException("not a change: " + step.kind());
+        };
+    }
+
+    /**
+     * The object an earlier try may have created for this step before its answer was lost: one with
+     * the step's name (and type, for a channel) that was not in the guild before the restore and is
+     * not the result of another step. Null when there is none: the create is sent.
+     */
+    private Uni<String> createdBefore(RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+        return Panache.withSession(() -> Snapshot.<Snapshot>findById(job.preRestoreSnapshotId))
+                .chain(pre -> discord.read(job.guildId).map(now -> {
+                    GuildStructure before = pre.decoded();
+                    Set<String> taken = new HashSet<>(created.values());
+                    Stream.concat(before.roles().stream().map(GuildStructure.Role::id), before.channels().stream().map(GuildStructure.Channel::id))
+                            .forEach(taken::add);
+                    if (step.kind() == StepKind.CREATE_ROLE) {
+                        String name = step.role().name();
+                        return now.roles().stream().filter(role -> role.name().equals(name) && !taken.contains(role.id()))
+                                .map(GuildStructure.Role::id).findFirst().orElse(null);
+                    }
+                    GuildStructure.Channel wanted = step.channel();
+                    return now.channels().stream()
+                            .filter(channel -> channel.name().equals(wanted.name()) && channel.type() == wanted.type() && !taken.contains(channel.id()))
+                            .map(GuildStructure.Channel::id).findFirst().orElse(null);
+                }));
+    }
+
+    private static GuildStructure.Channel resolve(GuildStructure.Channel channel, Map<String, String> created) {
+        List<GuildStructure.Overwrite> overwrites = channel.permissionOverwrites().stream()
+                .map(o -> new GuildStructure.Overwrite(created.getOrDefault(o.id(), o.id()), o.type(), o.allow(), o.deny())).toList();
+        String parent = channel.parentId() == null ? null : created.getOrDefault(channel.parentId(), channel.parentId());
+        return new GuildStructure.Channel(channel.id(), channel.name(), channel.type(), channel.position(), parent, channel.topic(), overwrites);
+    }
+
+    private Uni<Void> complete(WorkItem item, UUID jobId) {
+        return inLease(item, () -> RestoreJob.<RestoreJob>findById(jobId).chain(job -> {
+            job.status = RestoreStatus.COMPLETED;
+            job.finishedAt = clock.instant();
+            return outbox.publish(new RestoreCompleted(job.id, job.summary()));
+        }).replaceWithVoid());
+    }
+
+    private Uni<Outcome> afterFailedTry(WorkItem item, UUID jobId, Throwable error) {
+        int tries = item.attempts() + 1;
+        boolean hopeless = error instanceof DiscordRejection || error instanceof Impossible;
+        if (hopeless || tries >= settings.maxAttempts()) {
+            String summary = (hopeless ? "" : "gave up after " + tries + " tries: ") + error.getMessage();
+            return fail(item, jobId, summary).replaceWith(Outcome.done())
+                    .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null));
+        }
+        if (error instanceof DiscordFault fault) {
+            return Uni.createFrom().item(Outcome.unavailable(fault.getMessage(),
+                    fault.retryAfter() == null ? null : clock.instant().plus(fault.retryAfter())));
+        }
+        if (error instanceof CircuitBreakerOpenException) {
+            return Uni.createFrom().item(Outcome.unavailable("Discord's circuit is open",
+                    clock.instant().plus(discordSettings.client().circuit().delay())));
+        }
+        if (StorageFaults.isTransient(error)) {
+            return Uni.createFrom().item(Outcome.unavailable(error.toString(), null));
+        }
+        return Uni.createFrom().item(Outcome.failed(error.toString()));
+    }
+
+    private Uni<Void> fail(WorkItem item, UUID jobId, String summary) {
+        return inLease(item, () -> RestoreJob.<RestoreJob>findById(jobId).chain(job -> {
+            if (job.status.finished()) {
+                return Uni.createFrom().voidItem();
+            }
+            job.status = RestoreStatus.FAILED;
+            job.finishedAt = clock.instant();
+            job.error = summary;
+            LOG.infof("restore %s of guild %s failed: %s", job.id, job.guildId, summary);
+            return outbox.publish(new RestoreFailed(job.id, summary)).replaceWithVoid();
+        }));
+    }
+
+    /** {@code work} in a transaction of its own, if this worker still holds the item's lease (the row stays locked until commit). */
+    private <T> Uni<T> inLease(WorkItem item, Supplier<Uni<T>> work) {
+        return Panache.withTransaction(() -> queues.queue(QUEUE).holdsLease(item).chain(held -> {
+            if (!held) {
+                throw new LeaseLost();
+            }
+            return work.get();
+        }));
+    }
+}

@@ -1,0 +1,107 @@
+package dev.umbra.recovery.snapshot;
+
+import dev.umbra.events.DomainEvent;
+import dev.umbra.events.recovery.SnapshotCreated;
+import dev.umbra.events.recovery.SnapshotDeleted;
+import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.web.ProblemException;
+import dev.umbra.recovery.plan.GuildPlans;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.quarkus.hibernate.reactive.panache.common.WithSession;
+import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
+import io.quarkus.panache.common.Sort;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Takes, reads and deletes snapshots. Taking one applies the plan's retention in the same transaction,
+ * under the guild's snapshot lock, so concurrent snapshots of a guild never keep more than the plan
+ * allows nor delete one twice; each deletion is a SnapshotDeleted.
+ */
+@ApplicationScoped
+public class SnapshotService {
+
+    private static final String NEWEST_FIRST = "select id from snapshot where guild_id = :guildId order by created_at desc, id desc";
+    private static final String IN_USE = "select snapshot_id from restore_job where guild_id = :guildId and status in ('QUEUED', 'RUNNING')";
+    private static final String DELETE = "delete from snapshot where id in (:ids)";
+    private static final String DELETED_GUILD = "select count(*) from deleted_guild where guild_id = :guildId";
+
+    private final GuildPlans plans;
+    private final OutboxWriter outbox;
+    private final Clock clock;
+
+    public SnapshotService(GuildPlans plans, OutboxWriter outbox, Clock clock) {
+        this.plans = plans;
+        this.outbox = outbox;
+        this.clock = clock;
+    }
+
+    @WithTransaction
+    public Uni<Snapshot> take(String guildId, SnapshotTrigger trigger, SnapshotCodec.Encoded encoded) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(DELETED_GUILD, Long.class)
+                        .setParameter("guildId", guildId).getSingleResult())
+                .chain(deleted -> {
+                    if (deleted > 0) {
+                        throw ProblemException.conflict("guild " + guildId + " was deleted: its snapshots are kept until they are purged, no new ones");
+                    }
+                    return store(guildId, trigger, encoded);
+                });
+    }
+
+    /** Stores a snapshot and applies retention, in the caller's transaction. */
+    public Uni<Snapshot> store(String guildId, SnapshotTrigger trigger, SnapshotCodec.Encoded encoded) {
+        Snapshot snapshot = Snapshot.of(guildId, trigger, encoded, clock.instant());
+        return GuildLocks.lock("snapshot", guildId)
+                .chain(() -> snapshot.<Snapshot>persist())
+                .chain(() -> outbox.publish(new SnapshotCreated(snapshot.id, guildId, trigger.name())))
+                .chain(() -> plans.entitlementsOf(guildId))
+                .chain(entitlements -> Panache.getSession().chain(session -> session.flush()
+                        .chain(() -> session.createNativeQuery(NEWEST_FIRST, UUID.class).setParameter("guildId", guildId).getResultList())
+                        .chain(newestFirst -> session.createNativeQuery(IN_USE, UUID.class).setParameter("guildId", guildId).getResultList()
+                                .map(inUse -> Retention.beyond(newestFirst, entitlements.snapshotRetention(), new HashSet<>(inUse))))))
+                .chain(beyond -> delete(guildId, beyond))
+                .replaceWith(snapshot);
+    }
+
+    /** Deletes the snapshots and publishes a SnapshotDeleted for each, in the caller's transaction. */
+    public Uni<Void> delete(String guildId, List<UUID> ids) {
+        if (ids.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        List<DomainEvent> events = new ArrayList<>();
+        ids.forEach(id -> events.add(new SnapshotDeleted(id, guildId)));
+        return Panache.getSession().chain(session -> session.createNativeQuery(DELETE).setParameter("ids", ids).executeUpdate())
+                .chain(() -> outbox.publishAll(events))
+                .replaceWithVoid();
+    }
+
+    @WithSession
+    public Uni<List<Snapshot>> ofGuild(String guildId) {
+        return Snapshot.<Snapshot>find("guildId", Sort.descending("createdAt", "id"), guildId).list();
+    }
+
+    @WithSession
+    public Uni<Snapshot> get(String guildId, UUID id) {
+        return find(guildId, id);
+    }
+
+    /** The snapshot of the guild, or 404; inside a session. */
+    public Uni<Snapshot> find(String guildId, UUID id) {
+        return Snapshot.<Snapshot>findById(id).map(snapshot -> {
+            if (snapshot == null || !snapshot.guildId.equals(guildId)) {
+                throw ProblemException.notFound("no snapshot " + id + " of guild " + guildId);
+            }
+            return snapshot;
+        });
+    }
+
+    @WithSession
+    public Uni<SnapshotDiff> diff(String guildId, UUID from, UUID to) {
+        return find(guildId, from).chain(before -> find(guildId, to).map(after -> SnapshotDiff.between(before.decoded(), after.decoded())));
+    }
+}

@@ -1,0 +1,154 @@
+package dev.umbra.recovery.antinuke;
+
+import static dev.umbra.recovery.RecoveryFixtures.DB;
+import static dev.umbra.recovery.RecoveryFixtures.WAIT;
+import static dev.umbra.recovery.RecoveryFixtures.discordShape;
+import static dev.umbra.recovery.RecoveryFixtures.events;
+import static dev.umbra.recovery.RecoveryFixtures.grant;
+import static dev.umbra.recovery.RecoveryFixtures.structure;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.DiscordSandbox;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.Topics;
+import dev.umbra.recovery.snapshot.GuildStructure;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Audit-log entries from the bot to AntiNukeTriggered, and on plans with anti-nuke to the suspects' roles taken and a snapshot. */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
+class AntiNukeIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
+
+    private final DiscordSandbox discord = Devstack.shared().discord();
+    private String guild;
+    private String actor;
+
+    @BeforeAll
+    static void stream() {
+        Devstack.shared().streamOutbox("recovery", "recovery");
+    }
+
+    @BeforeEach
+    void aGuild() {
+        discord.recover();
+        guild = Snowflakes.random();
+        actor = Snowflakes.random();
+    }
+
+    private ObjectNode entry(String entryId, String action, String actorId, long second) {
+        return JSON.createObjectNode().put("entryId", entryId).put("action", action).put("actorId", actorId)
+                .put("targetId", Snowflakes.random()).put("occurredAt", T.plusSeconds(second).toString());
+    }
+
+    private Response forward(ObjectNode... entries) {
+        ObjectNode body = JSON.createObjectNode();
+        ArrayNode list = body.putArray("entries");
+        for (ObjectNode entry : entries) {
+            list.add(entry);
+        }
+        return given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body(body.toString())
+                .when().post("/guilds/{g}/audit-log-entries", guild);
+    }
+
+    private ObjectNode deletion(long second) {
+        return entry(Snowflakes.random(), "CHANNEL_DELETE", actor, second);
+    }
+
+    @Test
+    void justUnderTheThresholdOrSpreadOverMoreThanTheWindowOrRepeatedEntriesTriggerNothing() {
+        forward(deletion(0), deletion(9)).then().statusCode(202).body("triggered", equalTo(List.of()));
+        forward(deletion(20)).then().statusCode(202).body("triggered", equalTo(List.of()));
+        ObjectNode repeated = deletion(21);
+        forward(repeated, repeated).then().statusCode(202).body("triggered", equalTo(List.of()));
+        forward(repeated).then().statusCode(202).body("triggered", equalTo(List.of()));
+        // four bans of five: under the mass-ban threshold
+        List<ObjectNode> bans = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            bans.add(entry(Snowflakes.random(), "MEMBER_BAN_ADD", actor, 30 + i));
+        }
+        forward(bans.toArray(ObjectNode[]::new)).then().statusCode(202).body("triggered", equalTo(List.of()));
+        assertThat(DB.count("select count(*) from audit_log_entry where guild_id = ?", guild)).isEqualTo(8);
+        assertThat(DB.count("select count(*) from anti_nuke_incident where guild_id = ?", guild)).isZero();
+    }
+
+    @Test
+    void aBurstSpanningRequestsTriggersOnceAndAPlanWithoutAntiNukeDetectsButDoesNotAct() {
+        try (KafkaProbe antiNuke = KafkaProbe.read(Topics.of(Aggregates.ANTI_NUKE))) {
+            forward(deletion(0), deletion(1)).then().statusCode(202).body("triggered", equalTo(List.of()));
+            // the third deletion comes in a later request, as after a restart of the service: the window is in the database
+            forward(deletion(2)).then().statusCode(202).body("triggered", equalTo(List.of("mass-channel-deletion")));
+            forward(deletion(3), deletion(8), deletion(15)).then().statusCode(202).body("triggered", equalTo(List.of()));
+            // another actor's burst is another burst
+            String other = Snowflakes.random();
+            forward(entry(Snowflakes.random(), "CHANNEL_DELETE", other, 4), entry(Snowflakes.random(), "CHANNEL_DELETE", other, 5),
+                    entry(Snowflakes.random(), "CHANNEL_DELETE", other, 6)).then().statusCode(202)
+                    .body("triggered", equalTo(List.of("mass-channel-deletion")));
+
+            await().atMost(WAIT).until(() -> events(antiNuke, "AntiNukeTriggered", guild).size() == 2);
+            assertThat(events(antiNuke, "AntiNukeTriggered", guild)).extracting(KafkaProbe::value)
+                    .anySatisfy(value -> assertThat(value).contains(actor).contains("mass-channel-deletion"));
+            assertThat(DB.count("select count(*) from work_item where queue = 'anti-nuke-response' and payload->>'guild_id' = ?", guild))
+                    .isZero();
+            assertThat(DB.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isZero();
+        }
+    }
+
+    @Test
+    void onAPlanWithAntiNukeTheSuspectLosesTheirRolesAndTheGuildIsSnapshotted() {
+        grant(guild, "PRO");
+        GuildStructure saved = structure(guild);
+        List<GuildStructure.Member> members = new ArrayList<>(saved.members());
+        members.add(new GuildStructure.Member(actor, List.of(saved.roles().get(1).id())));
+        discord.guilds().put(guild, discordShape(new GuildStructure(saved.roles(), saved.channels(), members)));
+        try (KafkaProbe antiNuke = KafkaProbe.read(Topics.of(Aggregates.ANTI_NUKE))) {
+            List<ObjectNode> bans = new ArrayList<>();
+            for (int i = 0; i < 7; i++) {
+                bans.add(entry(Snowflakes.random(), "MEMBER_BAN_ADD", actor, i));
+            }
+            forward(bans.toArray(ObjectNode[]::new)).then().statusCode(202).body("triggered", equalTo(List.of("mass-ban")));
+
+            await().atMost(WAIT).until(() -> events(antiNuke, "AntiNukeActioned", guild).size() == 1);
+            assertThat(KafkaProbe.value(events(antiNuke, "AntiNukeActioned", guild).get(0)))
+                    .contains("roles removed from 1 suspect").contains("snapshot taken").doesNotContain(actor);
+            assertThat(events(antiNuke, "AntiNukeTriggered", guild)).hasSize(1);
+            discord.guilds().get(guild).path("members").forEach(member -> {
+                if (member.path("user").path("id").asText().equals(actor)) {
+                    assertThat(member.path("roles")).isEmpty();
+                }
+            });
+            assertThat(discord.guilds().changes(guild)).containsExactly("PATCH /api/v10/guilds/" + guild + "/members/" + actor);
+            assertThat(DB.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isOne();
+        }
+    }
+
+    @Test
+    void malformedEntriesAreAProblem() {
+        forward(entry("not-an-id", "CHANNEL_DELETE", actor, 0)).then().statusCode(400).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"entries\": []}")
+                .when().post("/guilds/{g}/audit-log-entries", guild).then().statusCode(400).contentType("application/problem+json");
+    }
+}

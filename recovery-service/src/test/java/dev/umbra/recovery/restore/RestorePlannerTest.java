@@ -1,0 +1,59 @@
+package dev.umbra.recovery.restore;
+
+import static dev.umbra.recovery.snapshot.StructureFixtures.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.umbra.recovery.snapshot.GuildStructure;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RestorePlannerTest {
+
+    private static List<String> steps(GuildStructure snapshot, GuildStructure current) {
+        return RestorePlanner.plan(GUILD, snapshot, current).stream().map(step -> step.kind() + " " + step.targetId()).toList();
+    }
+
+    @Test
+    void aGuildAsItsSnapshotNeedsNoStep() {
+        assertThat(steps(guild(), guild())).isEmpty();
+    }
+
+    @Test
+    void afterANukeEverythingGoneIsCreatedInOrderAndWhatTheNukerAddedIsDeleted() {
+        GuildStructure nuked = new GuildStructure(
+                List.of(role(GUILD, "@everyone", "8"), role("200000000000000009", "nuker", "8")),
+                List.of(channel("300000000000000009", "nuked", 0, null)),
+                List.of(member(ALICE), member(BOB, "200000000000000009")));
+
+        assertThat(steps(guild(), nuked)).containsExactly(
+                "UPDATE_ROLE " + GUILD,
+                "CREATE_ROLE " + MOD,
+                "CREATE_ROLE " + HELPER,
+                "CREATE_CHANNEL " + CATEGORY,
+                "CREATE_CHANNEL " + GENERAL,
+                "SET_MEMBER_ROLES " + ALICE,
+                "SET_MEMBER_ROLES " + BOB,
+                "DELETE_CHANNEL 300000000000000009",
+                "DELETE_ROLE 200000000000000009");
+    }
+
+    @Test
+    void onlyWhatDiffersIsChangedAndEveryoneIsNeverDeletedNorAMemberWhoLeftTouched() {
+        GuildStructure snapshot = guild();
+        GuildStructure current = new GuildStructure(
+                List.of(role(MOD, "mod", "8"), role(HELPER, "helpers!", "4")),
+                List.of(channel(CATEGORY, "text", 4, null), channel(GENERAL, "general", 0, CATEGORY)),
+                List.of(member(ALICE, MOD)));
+
+        assertThat(steps(snapshot, current)).containsExactly("UPDATE_ROLE " + HELPER, "UPDATE_CHANNEL " + GENERAL);
+    }
+
+    @Test
+    void categoriesComeBeforeTheChannelsInThemWhateverTheSnapshotsOrder() {
+        GuildStructure snapshot = new GuildStructure(guild().roles(),
+                List.of(channel(GENERAL, "general", 0, CATEGORY), channel(CATEGORY, "text", 4, null)), List.of());
+        GuildStructure empty = new GuildStructure(guild().roles(), List.of(), List.of());
+
+        assertThat(steps(snapshot, empty)).containsExactly("CREATE_CHANNEL " + CATEGORY, "CREATE_CHANNEL " + GENERAL);
+    }
+}

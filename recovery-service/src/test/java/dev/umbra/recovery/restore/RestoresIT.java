@@ -1,0 +1,190 @@
+package dev.umbra.recovery.restore;
+
+import static dev.umbra.recovery.RecoveryFixtures.DB;
+import static dev.umbra.recovery.RecoveryFixtures.WAIT;
+import static dev.umbra.recovery.RecoveryFixtures.discordShape;
+import static dev.umbra.recovery.RecoveryFixtures.events;
+import static dev.umbra.recovery.RecoveryFixtures.grant;
+import static dev.umbra.recovery.RecoveryFixtures.structure;
+import static dev.umbra.recovery.RecoveryFixtures.takeSnapshot;
+import static dev.umbra.recovery.restore.RestoreFixtures.awaitFinished;
+import static dev.umbra.recovery.restore.RestoreFixtures.nuked;
+import static dev.umbra.recovery.restore.RestoreFixtures.requestRestore;
+import static dev.umbra.recovery.restore.RestoreFixtures.restore;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.DiscordSandbox;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.Topics;
+import dev.umbra.recovery.snapshot.GuildStructure;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Snowflakes;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Restores against devstack's Discord sandbox: the guild's structure comes back, each change made once, outages waited out or given up. */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
+class RestoresIT {
+
+    private final DiscordSandbox discord = Devstack.shared().discord();
+    private String guild;
+    private GuildStructure saved;
+    private UUID snapshot;
+
+    @BeforeAll
+    static void stream() {
+        Devstack.shared().streamOutbox("recovery", "recovery");
+    }
+
+    @BeforeEach
+    void aNukedGuildWithASnapshotFromBefore() {
+        discord.recover();
+        guild = Snowflakes.random();
+        saved = structure(guild);
+        snapshot = takeSnapshot(guild, saved);
+        discord.guilds().put(guild, discordShape(nuked(guild, saved)));
+    }
+
+    @Test
+    void aRestoreBringsTheSnapshotBackMakingEachChangeOnceAfterAPreRestoreSnapshot() {
+        try (KafkaProbe restores = KafkaProbe.read(Topics.of(Aggregates.RESTORE_JOB))) {
+            UUID job = restore(guild, snapshot);
+
+            JsonPath finished = awaitFinished(guild, job);
+            assertThat(finished.getString("status")).isEqualTo("COMPLETED");
+            // 3 roles and 3 channels created, the 2 members' roles set, the nuker's channel and role deleted
+            assertThat(finished.getInt("totalSteps")).isEqualTo(10);
+            assertThat(finished.getInt("doneSteps")).isEqualTo(10);
+            assertThat(List.of(finished.getInt("created"), finished.getInt("updated"), finished.getInt("deleted"))).containsExactly(6, 2, 2);
+            assertRestored();
+            assertThat(discord.guilds().changes(guild)).hasSize(10);
+            UUID pre = UUID.fromString(finished.getString("preRestoreSnapshotId"));
+            assertThat(DB.text("select trigger from snapshot where id = ?", pre)).isEqualTo("PRE_RESTORE");
+            assertThat(DB.text("select structure from snapshot where id = ?", pre)).contains("\"nuker\"");
+
+            await().atMost(WAIT).until(() -> events(restores, "RestoreCompleted", job.toString()).size() == 1);
+            assertThat(events(restores, "RestoreStarted", guild)).singleElement()
+                    .satisfies(record -> assertThat(record.key()).isEqualTo(job.toString()));
+            assertThat(KafkaProbe.value(events(restores, "RestoreCompleted", job.toString()).get(0)))
+                    .contains("created 6, updated 2, deleted 2");
+        }
+    }
+
+    @Test
+    void twoRestoresAskedAtOnceStartOneAndRefuseTheOther() throws Exception {
+        grant(guild, "PRO");
+        CyclicBarrier together = new CyclicBarrier(2);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            List<CompletableFuture<Integer>> answers = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                answers.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        together.await();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return requestRestore(guild, snapshot).then().contentType(org.hamcrest.Matchers.matchesPattern(answerType())).extract().statusCode();
+                }, pool));
+            }
+            assertThat(answers.stream().map(CompletableFuture::join).toList()).containsExactlyInAnyOrder(202, 409);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(DB.count("select count(*) from restore_job where guild_id = ?", guild)).isOne();
+        UUID job = UUID.fromString(DB.text("select id from restore_job where guild_id = ?", guild));
+        assertThat(awaitFinished(guild, job).getString("status")).isEqualTo("COMPLETED");
+        // once it is over, the guild may restore again (PRO allows 5 a day)
+        assertThat(awaitFinished(guild, restore(guild, snapshot)).getString("status")).isEqualTo("COMPLETED");
+    }
+
+    @Test
+    void aDiscordOutageMidRestoreIsWaitedOutAndTheRestoreResumesWithoutRepeatingAStep() {
+        // the 3 reads of the plan and 2 creates pass, then 2 calls fail: the third create, then the read that looks for it
+        discord.failAfter(5, 2);
+        UUID job = restore(guild, snapshot);
+
+        JsonPath finished = awaitFinished(guild, job);
+        assertThat(finished.getString("status")).isEqualTo("COMPLETED");
+        assertThat(DB.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThan(0);
+        assertRestored();
+        assertThat(discord.guilds().changes(guild)).as("every step applied once").hasSize(10);
+    }
+
+    @Test
+    void aDiscordOutageLongerThanTheRetriesFailsTheRestoreAndTheGuildMayTryAgainLater() {
+        grant(guild, "PRO");
+        try (KafkaProbe restores = KafkaProbe.read(Topics.of(Aggregates.RESTORE_JOB))) {
+            discord.fail(-1);
+            UUID job = restore(guild, snapshot);
+
+            JsonPath failed = awaitFinished(guild, job);
+            assertThat(failed.getString("status")).isEqualTo("FAILED");
+            assertThat(failed.getString("error")).startsWith("gave up after 5 tries");
+            assertThat(discord.guilds().changes(guild)).isEmpty();
+            await().atMost(WAIT).until(() -> events(restores, "RestoreFailed", job.toString()).size() == 1);
+
+            discord.recover();
+            assertThat(awaitFinished(guild, restore(guild, snapshot)).getString("status")).isEqualTo("COMPLETED");
+            assertRestored();
+        }
+    }
+
+    @Test
+    void theFreePlanAllowsOneRestoreADay() {
+        assertThat(awaitFinished(guild, restore(guild, snapshot)).getString("status")).isEqualTo("COMPLETED");
+        requestRestore(guild, snapshot).then().statusCode(429).contentType("application/problem+json");
+    }
+
+    private static String answerType() {
+        return "application/(problem\\+)?json.*";
+    }
+
+    /** The sandbox's guild has the snapshot's roles, channels (under the right category, with overwrites of the new roles) and members' roles, by name. */
+    private void assertRestored() {
+        JsonNode now = discord.guilds().get(guild);
+        Map<String, String> roleNames = new HashMap<>();
+        now.path("roles").forEach(role -> roleNames.put(role.path("id").asText(), role.path("name").asText()));
+        assertThat(roleNames.values()).containsExactlyInAnyOrderElementsOf(saved.roles().stream().map(GuildStructure.Role::name).toList());
+        Map<String, String> channelNames = new HashMap<>();
+        now.path("channels").forEach(channel -> channelNames.put(channel.path("id").asText(), channel.path("name").asText()));
+        assertThat(channelNames.values()).containsExactlyInAnyOrder("text", "general", "staff");
+        now.path("channels").forEach(channel -> {
+            if (!"text".equals(channel.path("name").asText())) {
+                assertThat(channelNames.get(channel.path("parent_id").asText())).isEqualTo("text");
+            }
+            if ("staff".equals(channel.path("name").asText())) {
+                List<String> overwrites = new ArrayList<>();
+                channel.path("permission_overwrites").forEach(o -> overwrites.add(roleNames.get(o.path("id").asText())));
+                assertThat(overwrites).containsExactlyInAnyOrder("@everyone", "mod");
+            }
+        });
+        Map<String, List<String>> memberRoles = new HashMap<>();
+        now.path("members").forEach(member -> {
+            List<String> names = new ArrayList<>();
+            member.path("roles").forEach(role -> names.add(roleNames.get(role.asText())));
+            memberRoles.put(member.path("user").path("id").asText(), names);
+        });
+        assertThat(memberRoles.get(saved.members().get(0).id())).containsExactlyInAnyOrder("mod", "vip");
+        assertThat(memberRoles.get(saved.members().get(1).id())).containsExactlyInAnyOrder("helper");
+    }
+}

@@ -1,0 +1,195 @@
+package dev.umbra.recovery.snapshot;
+
+import static dev.umbra.recovery.RecoveryFixtures.DB;
+import static dev.umbra.recovery.RecoveryFixtures.WAIT;
+import static dev.umbra.recovery.RecoveryFixtures.body;
+import static dev.umbra.recovery.RecoveryFixtures.events;
+import static dev.umbra.recovery.RecoveryFixtures.grant;
+import static dev.umbra.recovery.RecoveryFixtures.postSnapshot;
+import static dev.umbra.recovery.RecoveryFixtures.snapshotsOf;
+import static dev.umbra.recovery.RecoveryFixtures.structure;
+import static dev.umbra.recovery.RecoveryFixtures.takeSnapshot;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasSize;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.Topics;
+import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.events.licensing.LicenseDowngraded;
+import dev.umbra.events.licensing.LicenseGranted;
+import dev.umbra.events.licensing.LicenseSuspended;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.OutboxRecords;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Snapshots through the API, with retention from the plan licensing's events set, against devstack. */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
+class SnapshotsIT {
+
+    @BeforeAll
+    static void stream() {
+        Devstack.shared().streamOutbox("recovery", "recovery");
+    }
+
+    @Test
+    void aSnapshotIsStoredWithItsChecksumAndReadBackListedAndDiffed() {
+        String guild = Snowflakes.random();
+        grant(guild, "PRO");
+        GuildStructure first = structure(guild);
+        UUID before = takeSnapshot(guild, first);
+        GuildStructure second = new GuildStructure(first.roles().subList(0, 3), first.channels(), first.members().subList(1, 2));
+        UUID after = takeSnapshot(guild, second);
+
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{g}/snapshots/{id}", guild, before).then().statusCode(200)
+                .body("trigger", equalTo("MANUAL"))
+                .body("checksum", equalTo(SnapshotCodec.encode(first).checksum()))
+                .body("structure.roles", hasSize(4))
+                .body("structure.channels[2].permissionOverwrites", hasSize(2));
+        given().auth().oauth2(Tokens.admin()).when().get("/guilds/{g}/snapshots", guild).then().statusCode(200)
+                .body("id", equalTo(List.of(after.toString(), before.toString())));
+        given().auth().oauth2(Tokens.bot()).queryParam("to", after).when().get("/guilds/{g}/snapshots/{id}/diff", guild, before).then()
+                .statusCode(200)
+                .body("roles.removed", equalTo(List.of(first.roles().get(3).id())))
+                .body("members.id", equalTo(List.of(first.members().get(0).id())));
+    }
+
+    @Test
+    void retentionFollowsThePlanAndADowngradeShrinksItAtTheNextSnapshot() {
+        String guild = Snowflakes.random();
+        UUID license = grant(guild, "PRO");
+        List<UUID> taken = new ArrayList<>();
+        try (KafkaProbe snapshots = KafkaProbe.read(Topics.of(Aggregates.SNAPSHOT))) {
+            for (int i = 0; i < 9; i++) {
+                taken.add(takeSnapshot(guild, structure(guild)));
+            }
+            assertThat(snapshotsOf(guild)).isEqualTo(7);
+            assertThat(DB.count("select count(*) from snapshot where id in (?, ?)", taken.get(0), taken.get(1))).isZero();
+            await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() == 2);
+            assertThat(events(snapshots, "SnapshotDeleted", guild)).extracting(record -> UUID.fromString(record.key()))
+                    .containsExactlyInAnyOrder(taken.get(0), taken.get(1));
+
+            OutboxRecords.publish(new LicenseDowngraded(license, "PRO", "FREE"), Instant.now());
+            await().atMost(WAIT).until(() -> DB.count("select count(*) from guild_plan where license_id = ? and plan = 'FREE'", license) == 1);
+            assertThat(snapshotsOf(guild)).as("a plan change alone deletes nothing").isEqualTo(7);
+
+            UUID last = takeSnapshot(guild, structure(guild));
+            assertThat(snapshotsOf(guild)).isOne();
+            assertThat(DB.count("select count(*) from snapshot where id = ?", last)).isOne();
+            await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() == 9);
+            assertThat(events(snapshots, "SnapshotCreated", guild)).hasSize(10);
+        }
+    }
+
+    @Test
+    void licenseEventsInAnyOrderConvergeAndASuspendedLicenseGatesLikeFree() {
+        String guild = Snowflakes.random();
+        UUID license = UUID.randomUUID();
+        Instant granted = Instant.now().minusSeconds(60);
+        // the downgrade (later) is applied before the grant (earlier): the grant must not bring PREMIUM back
+        OutboxRecords.publish(new LicenseDowngraded(license, "PREMIUM", "PRO"), granted.plusSeconds(30));
+        OutboxRecords.publish(new LicenseGranted(license, guild, "PREMIUM"), granted);
+        await().atMost(WAIT).until(() -> DB.count("select count(*) from guild_plan where license_id = ? and guild_id = ?", license, guild) == 1);
+        assertThat(DB.text("select plan from guild_plan where license_id = ?", license)).isEqualTo("PRO");
+
+        for (int i = 0; i < 8; i++) {
+            takeSnapshot(guild, structure(guild));
+        }
+        assertThat(snapshotsOf(guild)).isEqualTo(7);
+
+        OutboxRecords.publish(new LicenseSuspended(license, "payment failed"), Instant.now());
+        await().atMost(WAIT).until(() -> "SUSPENDED".equals(DB.text("select status from guild_plan where license_id = ?", license)));
+        takeSnapshot(guild, structure(guild));
+        assertThat(snapshotsOf(guild)).isOne();
+    }
+
+    @Test
+    void concurrentSnapshotsOfAGuildKeepExactlyWhatThePlanAllows() throws Exception {
+        String guild = Snowflakes.random();
+        grant(guild, "PRO");
+        int writers = 16;
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        try (KafkaProbe snapshots = KafkaProbe.read(Topics.of(Aggregates.SNAPSHOT))) {
+            List<CompletableFuture<Integer>> answers = new ArrayList<>();
+            for (int i = 0; i < writers; i++) {
+                answers.add(CompletableFuture.supplyAsync(() -> postSnapshot(guild, body("SCHEDULED", structure(guild))).statusCode(), pool));
+            }
+            assertThat(answers).allSatisfy(answer -> assertThat(answer.join()).isEqualTo(201));
+            assertThat(snapshotsOf(guild)).isEqualTo(7);
+            await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() >= 9);
+            assertThat(events(snapshots, "SnapshotDeleted", guild)).as("each deleted once").extracting(record -> record.key())
+                    .doesNotHaveDuplicates().hasSize(9);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void badInputIsRefusedWithAProblemAndStoresNothing() {
+        String guild = Snowflakes.random();
+        GuildStructure good = structure(guild);
+
+        postSnapshot(guild, "{\"trigger\": \"MANUAL\", \"structure\": {\"roles\": [").then().statusCode(400)
+                .contentType("application/problem+json");
+        postSnapshot(guild, body("MANUAL", new GuildStructure(good.roles(), good.channels(), null))).then().statusCode(400)
+                .contentType("application/problem+json");
+        postSnapshot(guild, body("WHENEVER", good)).then().statusCode(400).contentType("application/problem+json");
+        GuildStructure.Member stranger = new GuildStructure.Member(Snowflakes.random(), List.of(Snowflakes.random()));
+        postSnapshot(guild, body("MANUAL", new GuildStructure(good.roles(), good.channels(), List.of(stranger)))).then().statusCode(422)
+                .contentType("application/problem+json").body("violations.field", hasItem("members[0].roles[0]"));
+        List<GuildStructure.Member> crowd = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            crowd.add(new GuildStructure.Member(Snowflakes.random(), List.of(good.roles().get(1).id())));
+        }
+        postSnapshot(guild, body("MANUAL", new GuildStructure(good.roles(), good.channels(), crowd))).then().statusCode(413)
+                .contentType("application/problem+json");
+        assertThat(snapshotsOf(guild)).isZero();
+
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{g}/snapshots/{id}", guild, UUID.randomUUID()).then().statusCode(404)
+                .contentType("application/problem+json");
+        given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"snapshotId\": \"" + UUID.randomUUID() + "\"}")
+                .when().post("/guilds/{g}/restores", guild).then().statusCode(404).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.user(Snowflakes.random())).contentType(ContentType.JSON).body(body("MANUAL", good))
+                .when().post("/guilds/{g}/snapshots", guild).then().statusCode(403).contentType("application/problem+json");
+    }
+
+    @Test
+    void aDeletedGuildsSnapshotsAreKeptForThePeriodThenPurgedEachWithAnEvent() {
+        String guild = Snowflakes.random();
+        grant(guild, "PRO");
+        List<UUID> taken = List.of(takeSnapshot(guild, structure(guild)), takeSnapshot(guild, structure(guild)));
+        try (KafkaProbe snapshots = KafkaProbe.read(Topics.of(Aggregates.SNAPSHOT))) {
+            UUID deleted = UUID.randomUUID();
+            OutboxRecords.publish(new GuildDeleted(guild), deleted, Instant.now());
+            OutboxRecords.publish(new GuildDeleted(guild), deleted, Instant.now());
+            await().atMost(WAIT).until(() -> DB.count("select count(*) from deleted_guild where guild_id = ?", guild) == 1);
+            postSnapshot(guild, body("MANUAL", structure(guild))).then().statusCode(409).contentType("application/problem+json");
+
+            await().atMost(WAIT).until(() -> snapshotsOf(guild) == 0);
+            await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() == 2);
+            assertThat(events(snapshots, "SnapshotDeleted", guild)).extracting(record -> UUID.fromString(record.key()))
+                    .containsExactlyInAnyOrderElementsOf(taken);
+            assertThat(DB.count("select count(*) from work_item where queue = 'snapshot-purge' and item_key = ?", guild)).isOne();
+        }
+    }
+}
