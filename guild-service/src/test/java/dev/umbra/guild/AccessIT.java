@@ -74,4 +74,13 @@ class AccessIT {
                 .when().post("/users").then().statusCode(415).contentType("application/problem+json");
         assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
     }
+
+    @Test
+    void aBodyOfTheWrongShapeIsA400Problem() {
+        String guildId = Snowflakes.random();
+        given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":{\"id\":1}}")
+                .when().post("/guilds/{id}/installation", guildId)
+                .then().statusCode(400).contentType("application/problem+json").body("status", equalTo(400));
+        assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+    }
 }

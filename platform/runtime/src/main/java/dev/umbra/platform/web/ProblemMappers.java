@@ -1,6 +1,7 @@
 package dev.umbra.platform.web;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import dev.umbra.platform.storage.DatabaseSettings;
 import dev.umbra.platform.storage.StorageFaults;
 import io.smallrye.mutiny.CompositeException;
@@ -51,6 +52,15 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response unreadable(JsonProcessingException e, UriInfo uri) {
         return Problem.response(400, "Bad Request", "the request body is not valid JSON for this endpoint", uri.getPath(), List.of());
+    }
+
+    /**
+     * A body of the wrong shape (an object for a string, an unknown enum constant): quarkus-rest-jackson
+     * maps this subtype itself to a bare 400, and a mapper of the supertype does not win over it.
+     */
+    @ServerExceptionMapper
+    public Response mismatched(MismatchedInputException e, UriInfo uri) {
+        return unreadable(e, uri);
     }
 
     @ServerExceptionMapper
