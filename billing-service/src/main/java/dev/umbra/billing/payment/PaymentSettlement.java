@@ -113,6 +113,8 @@ public class PaymentSettlement {
                     };
                     return told.chain(() -> inTransaction.apply(result)).replaceWith(result);
                 }))
+                // a deadlock victim (the charge's own answer settling the same payment): nothing was written, run again
+                .onFailure(StorageFaults::rolledBackByServer).retry().atMost(3)
                 .onFailure(StorageFaults::lostRace).recoverWithItem(Result.LOST_RACE)
                 .invoke(result -> metrics.settled(result, source));
     }

@@ -80,7 +80,9 @@ public class Charges {
     Uni<Settled> send(Prepared prepared, WhenNotSent whenNotSent) {
         return gateway.charge(prepared.request())
                 .chain(outcome -> Uni.createFrom().deferred(() -> settle(prepared, outcome, whenNotSent))
-                        .onFailure(StorageFaults::lostRace).retry().atMost(3));
+                        // the gateway's callback settles the same payment at the same moment: whichever transaction
+                        // loses (a unique key, a version, or as the server's deadlock victim) runs again and finds it settled
+                        .onFailure(e -> StorageFaults.lostRace(e) || StorageFaults.rolledBackByServer(e)).retry().atMost(3));
     }
 
     @WithTransaction

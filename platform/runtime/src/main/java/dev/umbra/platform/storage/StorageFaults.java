@@ -93,6 +93,20 @@ public final class StorageFaults {
         return false;
     }
 
+    /**
+     * The server rolled the whole transaction back to break a deadlock or a serialization conflict with
+     * another transaction: nothing of it was written, and an idempotent transaction may run again.
+     */
+    public static boolean rolledBackByServer(Throwable error) {
+        for (Throwable cause : chain(error)) {
+            String state = sqlState(cause);
+            if ("40P01".equals(state) || "40001".equals(state)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The SQL state the server answered, as the pg client reports it or as Hibernate converted it. */
     private static String sqlState(Throwable cause) {
         if (cause instanceof PgException pg) {

@@ -81,4 +81,12 @@ class StorageFaultsTest {
         assertThat(StorageFaults.surelyNotExecuted(reset)).isFalse();
         assertThat(StorageFaults.isTransient(new java.nio.channels.ClosedChannelException())).isTrue();
     }
+
+    @Test
+    void aDeadlockVictimOrASerializationFailureWasRolledBackWholeByTheServer() {
+        assertThat(StorageFaults.rolledBackByServer(new CompletionException(new PgException("deadlock detected", "ERROR", "40P01", null))))
+                .isTrue();
+        assertThat(StorageFaults.rolledBackByServer(new PgException("could not serialize access", "ERROR", "40001", null))).isTrue();
+        assertThat(StorageFaults.rolledBackByServer(new PgException("duplicate key", "ERROR", "23505", null))).isFalse();
+    }
 }
