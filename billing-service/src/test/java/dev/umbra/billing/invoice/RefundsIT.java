@@ -96,9 +96,10 @@ class RefundsIT extends PayingUserTest {
         Paid paid = paidInvoice();
         String key = key();
 
-        // a repeat that arrives while the first is at the gateway answers its state then: 202 IN_PROGRESS
+        // a repeat that arrives while the first is at the gateway answers its state then (202 IN_PROGRESS),
+        // one that arrives after it answers the first result (201): which of the two depends on timing
         List<Response> answers = concurrently(4, i -> refund(paid.invoiceId(), 2_000, "twice", key));
-        assertThat(answers).extracting(Response::statusCode).containsOnly(201, 202).contains(201);
+        assertThat(answers).extracting(Response::statusCode).isSubsetOf(201, 202).contains(201);
         List<String> ids = answers.stream().map(answer -> answer.<String>path("id")).toList();
         String again = refund(paid.invoiceId(), 2_000, "twice", key).then().statusCode(201).body("status", equalTo("SUCCEEDED"))
                 .extract().path("id");
