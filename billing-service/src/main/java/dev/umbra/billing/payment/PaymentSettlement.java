@@ -5,6 +5,7 @@ import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
+import jakarta.persistence.LockModeType;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.EnumSet;
@@ -16,10 +17,12 @@ import org.jboss.logging.Logger;
 
 /**
  * Settles an IN_PROGRESS payment from what the gateway reports, whoever brings the report: the
- * gateway's callback or the reconciliation job. One transaction: the payment changes (its version
- * guards it), {@link PaymentOutcomes} is told once, and the caller's own bookkeeping is written. When
- * two reports race, the second finds the payment settled, or its commit finds the version moved and
- * rolls back entirely; either way it changes nothing and is only counted and logged at DEBUG.
+ * gateway's callback or the reconciliation job. One transaction: the payment changes, {@link
+ * PaymentOutcomes} is told once, and the caller's own bookkeeping is written. The payment row is
+ * locked first, before anything the outcome touches (its subscription, its invoice), as the charge's
+ * own settlement does: one lock order, so the two never deadlock, and the second of two racing
+ * reports waits, then finds the payment settled and changes nothing (counted, logged at DEBUG). Its
+ * version stays the backstop.
  *
  * <p>A DONE report whose amount is not the payment's is never taken as a success: the payment FAILS
  * with the difference in its failure message and a WARN (the gateway took money we did not ask for;
@@ -77,9 +80,10 @@ public class PaymentSettlement {
      * id. {@code inTransaction} runs in the same transaction once the result is known.
      */
     public Uni<Result> apply(GatewayReport report, Source source, Function<Result, Uni<Void>> inTransaction) {
-        Supplier<Uni<Payment>> find = () -> Payment.<Payment>find("externalPaymentKey", report.paymentKey()).firstResult()
+        Supplier<Uni<Payment>> find = () -> Payment.<Payment>find("externalPaymentKey", report.paymentKey())
+                .withLock(LockModeType.PESSIMISTIC_WRITE).firstResult()
                 .chain(byKey -> byKey != null || report.orderId() == null ? Uni.createFrom().item(byKey)
-                        : Payment.<Payment>find("orderId", report.orderId()).firstResult());
+                        : Payment.<Payment>find("orderId", report.orderId()).withLock(LockModeType.PESSIMISTIC_WRITE).firstResult());
         return settle(find, report, payment -> decide(payment, report), source, inTransaction)
                 .invoke(result -> LOG.debugf("gateway report %s %s (order %s) via %s: %s", report.paymentKey(), report.status(),
                         report.orderId(), source, result));
@@ -87,14 +91,14 @@ public class PaymentSettlement {
 
     /** Applies a report the reconciliation job asked for about the payment {@code paymentId}. */
     public Uni<Result> apply(UUID paymentId, GatewayReport report, Source source) {
-        return settle(() -> Payment.findById(paymentId), report, payment -> decide(payment, report), source, result -> Uni.createFrom().voidItem())
+        return settle(() -> Payment.findById(paymentId, LockModeType.PESSIMISTIC_WRITE), report, payment -> decide(payment, report), source, result -> Uni.createFrom().voidItem())
                 .invoke(result -> LOG.debugf("payment %s, gateway report %s %s via %s: %s", paymentId, report.paymentKey(),
                         report.status(), source, result));
     }
 
     /** Fails a payment the gateway cannot confirm: it never received the charge, or the charge stayed pending too long. */
     public Uni<Result> failUnconfirmed(UUID paymentId, String reason, Source source) {
-        return settle(() -> Payment.findById(paymentId), null, payment -> {
+        return settle(() -> Payment.findById(paymentId, LockModeType.PESSIMISTIC_WRITE), null, payment -> {
             payment.fail(null, reason, clock.instant());
             return Result.FAILED;
         }, source, result -> Uni.createFrom().voidItem())
@@ -113,7 +117,7 @@ public class PaymentSettlement {
                     };
                     return told.chain(() -> inTransaction.apply(result)).replaceWith(result);
                 }))
-                // a deadlock victim (the charge's own answer settling the same payment): nothing was written, run again
+                // the server rolled the whole transaction back (a serialization failure): nothing was written, run again
                 .onFailure(StorageFaults::rolledBackByServer).retry().atMost(3)
                 .onFailure(StorageFaults::lostRace).recoverWithItem(Result.LOST_RACE)
                 .invoke(result -> metrics.settled(result, source));

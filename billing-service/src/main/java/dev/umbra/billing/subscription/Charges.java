@@ -80,8 +80,8 @@ public class Charges {
     Uni<Settled> send(Prepared prepared, WhenNotSent whenNotSent) {
         return gateway.charge(prepared.request())
                 .chain(outcome -> Uni.createFrom().deferred(() -> settle(prepared, outcome, whenNotSent))
-                        // the gateway's callback settles the same payment at the same moment: whichever transaction
-                        // loses (a unique key, a version, or as the server's deadlock victim) runs again and finds it settled
+                        // the gateway's callback settles the same payment at the same moment; both lock the payment row
+                        // first, so the later one waits and finds it settled; a transaction the server rolled back runs again
                         .onFailure(e -> StorageFaults.lostRace(e) || StorageFaults.rolledBackByServer(e)).retry().atMost(3));
     }
 

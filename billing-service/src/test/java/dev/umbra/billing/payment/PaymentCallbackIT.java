@@ -127,6 +127,31 @@ class PaymentCallbackIT extends SandboxCallingBack {
     }
 
     @Test
+    void aCallbackWaitsForThePaymentBeforeTouchingItsSubscriptionAsTheChargesOwnAnswerDoes() throws Exception {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        sandbox.loseCallbacks(1);
+        gateway.chargeAccepted(payment);
+        String body = GatewayCharges.callbackBody(sandbox.chargesOf(payment.orderId()).get(0), "DONE");
+
+        ExecutorService sender = Executors.newSingleThreadExecutor();
+        Future<Integer> answer;
+        // as the charge's own settlement does: the payment locked first, its subscription next
+        try (AutoCloseable chargeSettling = DB.holding("select id from payment where id = ? for update", payment.paymentId())) {
+            answer = sender.submit(() -> gateway.deliver(body, Instant.now()).statusCode());
+            await().atMost(WAIT).until(() -> DB.count("select count(*) from pg_stat_activity where datname = current_database()"
+                    + " and wait_event_type = 'Lock'") == 1);
+            // the callback waits for the payment and holds nothing the charge's settlement needs next: no deadlock
+            assertThat(DB.text("select id::text from subscription where id = ? for update nowait", payment.subscriptionId()))
+                    .isEqualTo(payment.subscriptionId().toString());
+        }
+        assertThat(answer.get()).isEqualTo(200);
+        sender.shutdown();
+        await().atMost(WAIT).until(() -> status(payment.paymentId()).equals("SUCCEEDED"));
+        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+    }
+
+    @Test
     void aDeliveryWhoseApplyWasCutShortIsAppliedByTheNextOne() {
         PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
         sandbox.loseCallbacks(1);

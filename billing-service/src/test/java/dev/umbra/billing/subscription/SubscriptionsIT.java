@@ -29,11 +29,13 @@ import dev.umbra.testing.Tokens;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
+import java.net.URL;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -60,6 +62,9 @@ class SubscriptionsIT extends PayingUserTest {
 
     @Inject
     PaymentOutcomes outcomes;
+
+    @TestHTTPResource("/webhooks/payment-gateway")
+    URL webhook;
 
     @Test
     void aPaidFirstChargeStartsTheSubscriptionWithItsPeriodEnd() throws Exception {
@@ -287,6 +292,32 @@ class SubscriptionsIT extends PayingUserTest {
         assertThat(statuses).containsOnlyOnce(200).allMatch(status -> status == 200 || status == 409 || status == 422);
         assertThat(chargesOf(id).stream().filter(c -> c.idempotencyKey().equals(ChargeKeys.upgradeCharge(id, 0, "PREMIUM")))).hasSize(1);
         assertThat(DB.count("select count(*) from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", id)).isOne();
+    }
+
+    @Test
+    void chargesAnsweredWhileTheirCallbacksArriveSettleOnceEachWithoutADeadlock() throws Exception {
+        long deadlocksBefore = DB.count("select deadlocks from pg_stat_database where datname = current_database()");
+        gateway.callbackUrl(webhook.toString());
+        try {
+            List<String> guilds = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                guilds.add(Snowflakes.random());
+            }
+            // every charge's answer and the sandbox's callback for it settle the same payment at about the same instant
+            List<Integer> statuses = concurrently(guilds.size(), i -> subscribe(user, guilds.get(i), "PRO", key).statusCode());
+            assertThat(statuses).containsOnly(201);
+            await().atMost(WAIT).until(() -> gateway.callbacks().size() >= guilds.size());
+        } finally {
+            gateway.callbackUrl(null);
+        }
+
+        assertThat(gateway.callbacks()).extracting(PaymentGatewaySandbox.Callback::answer).containsOnly(200);
+        assertThat(DB.count("select count(*) from subscription where user_id = ? and status = 'ACTIVE' and version = 1", user)).isEqualTo(12);
+        assertThat(DB.count("select count(*) from payment p join subscription s on s.id = p.subscription_id"
+                + " where s.user_id = ? and p.status = 'SUCCEEDED' and p.version = 1", user)).isEqualTo(12);
+        assertThat(DB.count("select count(*) from invoice i join subscription s on s.id = i.subscription_id where s.user_id = ?", user))
+                .isEqualTo(12);
+        assertThat(DB.count("select deadlocks from pg_stat_database where datname = current_database()")).isEqualTo(deadlocksBefore);
     }
 
     private static List<Integer> concurrently(int clients, java.util.function.IntFunction<Integer> request) throws Exception {
