@@ -2,16 +2,13 @@ package dev.umbra.audit.retention;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.platform.workqueue.Outcome;
-import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
 import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.Panache;
-import io.quarkus.runtime.StartupEvent;
-import io.quarkus.vertx.VertxContextSupport;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -25,10 +22,9 @@ import org.jboss.logging.Logger;
  * and put back in line for the next run.
  */
 @ApplicationScoped
-public class AuditRetention implements WorkHandler {
+public class AuditRetention implements RecurringWork {
 
     static final String QUEUE = "audit-retention";
-    private static final String RUN = "run";
     private static final Logger LOG = Logger.getLogger(AuditRetention.class);
     private static final String PARTITIONS = "select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid "
             + "join pg_class p on p.oid = i.inhparent where p.relname in ('audit_log', 'audit_guild')";
@@ -47,11 +43,6 @@ public class AuditRetention implements WorkHandler {
         this.queue = queues.queue(QUEUE);
     }
 
-    /** The run item exists from the first start on; an item already there is left alone. */
-    void scheduleRuns(@Observes StartupEvent started) throws Throwable {
-        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
-                () -> queue.enqueue(RUN, JsonNodeFactory.instance.objectNode(), clock.instant())));
-    }
 
     @Override
     public String queue() {

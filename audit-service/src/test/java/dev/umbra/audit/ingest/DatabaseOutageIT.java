@@ -2,23 +2,28 @@ package dev.umbra.audit.ingest;
 
 import static dev.umbra.audit.AuditFixtures.DB;
 import static dev.umbra.audit.AuditFixtures.record;
+import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.umbra.audit.AuditFixtures;
+import dev.umbra.audit.replay.ReplayPublisher;
+import dev.umbra.events.EventHeaders;
 import dev.umbra.events.licensing.LicenseExtended;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.recovery.SnapshotCreated;
-import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.TcpProxy;
+import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
+import io.restassured.http.ContentType;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -34,6 +39,7 @@ import org.junit.jupiter.api.Test;
 /** Postgres goes away in the middle of a burst: once it is back every event is stored once and attributed; none is dead-lettered. */
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
         message = "Failed to (start a|rollback|commit) transaction")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
@@ -97,5 +103,45 @@ class DatabaseOutageIT {
                 .isEqualTo(guildOfEvent.size());
         guildOfEvent.forEach((id, guild) -> assertThat(DB.text("select guild_id from audit_guild where event_id = ?", id)).isEqualTo(guild));
         assertThat(inboxMetric("umbra_inbox_events_total", "outcome=\"dead_lettered\"")).isEqualTo(deadLetteredBefore);
+    }
+
+    @Test
+    void aReplayCutShortByAnOutageCarriesOnWhenTheDatabaseIsBackAndPublishesEveryEvent() throws Exception {
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        String aggregate = "probe-" + UUID.randomUUID();
+        List<String> ids = new ArrayList<>();
+        List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            UUID id = UUID.randomUUID();
+            ids.add(id.toString());
+            records.add(AuditFixtures.recordedAt(record("audit_probe", aggregate, "ProbeReported", "{\"n\":" + i + "}", id, now), now.plusMillis(i)));
+        }
+        KafkaProbe.produceAll(records);
+        await().atMost(WAIT).until(() -> DB.count("select count(*) from audit_log where aggregate_id = ?", aggregate) == 9);
+        long failuresLogged = roundFailuresLogged();
+
+        String replay = given().auth().oauth2(Tokens.admin()).contentType(ContentType.JSON)
+                .body("{\"aggregateType\":\"audit_probe\",\"aggregateId\":\"" + aggregate + "\"}").when().post("/audit/replays")
+                .then().statusCode(202).extract().path("id");
+        try (KafkaProbe topic = KafkaProbe.read("umbra.audit_probe")) {
+            // the first batch is out: the database goes away in the middle of the replay
+            topic.awaitRecord(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER)), WAIT);
+            link.cut();
+            await().atMost(WAIT).until(() -> roundFailuresLogged() > failuresLogged);
+            link.restore();
+
+            await().atMost(WAIT).until(() -> DB.text("select status from replay where id = ?::uuid", replay).equals("COMPLETED"));
+            assertThat(DB.count("select published from replay where id = ?::uuid", replay)).isEqualTo(9);
+            assertThat(DB.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replay)).isEqualTo("done");
+            // every event at least once (a batch cut short is published again), in order per aggregate
+            await().atMost(WAIT).until(() -> topic.seen().stream().filter(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER)))
+                    .map(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID)).distinct().toList(), seen -> seen.equals(ids));
+        }
+        assertThat(DB.count("select count(*) from audit_log where aggregate_id = ?", aggregate)).isEqualTo(9);
+    }
+
+    private static long roundFailuresLogged() throws java.io.IOException {
+        return java.nio.file.Files.readAllLines(dev.umbra.testing.LogGuard.TEST_LOG).stream()
+                .filter(line -> line.contains("work queue audit-replay: round failed")).count();
     }
 }

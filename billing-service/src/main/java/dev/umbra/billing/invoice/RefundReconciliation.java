@@ -8,14 +8,12 @@ import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayCancel;
 import dev.umbra.billing.payment.ReconciliationSettings;
 import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.Outcome;
-import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
 import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
-import io.quarkus.runtime.StartupEvent;
-import io.quarkus.vertx.VertxContextSupport;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -23,7 +21,6 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -50,10 +47,9 @@ import org.jboss.logging.Logger;
  * its row locked, so a run and the request that is applying its own answer never both settle it.
  */
 @ApplicationScoped
-public class RefundReconciliation implements WorkHandler {
+public class RefundReconciliation implements RecurringWork {
 
     static final String QUEUE = "refund-reconciliation";
-    static final String RUN = "run";
 
     public enum Result {
         SUCCEEDED, FAILED, ALREADY_SETTLED
@@ -97,10 +93,6 @@ public class RefundReconciliation implements WorkHandler {
         this.queue = queues.queue(QUEUE);
     }
 
-    void scheduleRuns(@Observes StartupEvent started) throws Throwable {
-        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
-                () -> queue.enqueue(RUN, JsonNodeFactory.instance.objectNode(), clock.instant())));
-    }
 
     @Override
     public String queue() {

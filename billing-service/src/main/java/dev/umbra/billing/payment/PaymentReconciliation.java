@@ -10,13 +10,11 @@ import dev.umbra.billing.payment.PaymentSettlement.Source;
 import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.workqueue.Outcome;
-import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
 import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.Panache;
-import io.quarkus.runtime.StartupEvent;
-import io.quarkus.vertx.VertxContextSupport;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -24,7 +22,6 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -56,10 +53,9 @@ import org.jboss.logging.Logger;
  * is tried once per run.
  */
 @ApplicationScoped
-public class PaymentReconciliation implements WorkHandler {
+public class PaymentReconciliation implements RecurringWork {
 
     static final String QUEUE = "payment-reconciliation";
-    static final String RUN = "run";
 
     private static final Logger LOG = Logger.getLogger(PaymentReconciliation.class);
 
@@ -101,11 +97,6 @@ public class PaymentReconciliation implements WorkHandler {
         this.queue = queues.queue(QUEUE);
     }
 
-    /** The run item exists from the first start on; an item already there (leased by another replica, or waiting) is left alone. */
-    void scheduleRuns(@Observes StartupEvent started) throws Throwable {
-        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
-                () -> queue.enqueue(RUN, JsonNodeFactory.instance.objectNode(), clock.instant())));
-    }
 
     @Override
     public String queue() {

@@ -42,6 +42,28 @@ public interface InboxConfig {
 
     DeadLetter deadLetter();
 
+    Dedupe dedupe();
+
+    interface Dedupe {
+        /**
+         * How long a consumer remembers an event it applied ({@code processed_event}); older claims are
+         * trimmed. Longer than Kafka's retention (7 days by default) plus the longest a consumer may lag,
+         * and the horizon of audit replays: an event older than this may be applied again if re-published,
+         * so audit-service replays none older. Set it the same in every service.
+         */
+        @WithDefault("P30D")
+        Duration horizon();
+
+        /** Claims deleted per statement, so a trim never holds many locks or a long transaction. */
+        @WithDefault("1000")
+        @Min(1)
+        int trimBatchSize();
+
+        /** From one trim run to the next. */
+        @WithDefault("PT1H")
+        Duration trimInterval();
+    }
+
     interface DeadLetter {
         /** How long one send to {@code <topic>.dlq} may take. */
         @WithDefault("PT10S")

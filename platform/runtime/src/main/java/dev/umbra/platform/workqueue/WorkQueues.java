@@ -1,6 +1,8 @@
 package dev.umbra.platform.workqueue;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -15,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.jboss.logging.Logger;
@@ -36,6 +39,7 @@ public class WorkQueues {
     private final MeterRegistry registry;
     private final Map<String, WorkQueue> queues = new ConcurrentHashMap<>();
     private final List<String> jobs = new CopyOnWriteArrayList<>();
+    private final Set<String> recurringItems = ConcurrentHashMap.newKeySet();
     private final Map<String, RoundFailures> failures = new ConcurrentHashMap<>();
     private volatile Scheduler scheduler;
     private volatile boolean stopping;
@@ -79,11 +83,21 @@ public class WorkQueues {
         if (stopping) {
             return Uni.createFrom().voidItem();
         }
-        return queue.runOnce(handler)
+        return recurringItemOf(queue, handler)
+                .chain(() -> queue.runOnce(handler))
                 .chain(queue::measure)
                 .invoke(() -> outage(queue).over(queue))
                 .onFailure().invoke(e -> outage(queue).failed(queue, e))
                 .onFailure().recoverWithNull();
+    }
+
+    /** Puts the run item of recurring work in line, once per queue and start; an item already there is left alone. */
+    private Uni<Void> recurringItemOf(WorkQueue queue, WorkHandler handler) {
+        if (!(handler instanceof RecurringWork) || recurringItems.contains(queue.name())) {
+            return Uni.createFrom().voidItem();
+        }
+        return Panache.withTransaction(() -> queue.enqueue(RecurringWork.RUN, JsonNodeFactory.instance.objectNode(), clock.instant()))
+                .invoke(() -> recurringItems.add(queue.name()));
     }
 
     private RoundFailures outage(WorkQueue queue) {

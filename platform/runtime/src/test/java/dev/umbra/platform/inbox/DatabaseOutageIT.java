@@ -6,6 +6,7 @@ import static dev.umbra.platform.inbox.TestEvents.distinctApplications;
 import static dev.umbra.platform.inbox.TestEvents.guild;
 import static dev.umbra.platform.inbox.TestEvents.installed;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.umbra.events.Topics;
@@ -20,6 +21,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.quarkus.vertx.VertxContextSupport;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
@@ -54,6 +56,9 @@ class DatabaseOutageIT {
     @Inject
     MeterRegistry registry;
 
+    @Inject
+    ProcessedEventTrimmer trimmer;
+
     @Test
     void aDatabaseOutageInTheMiddleOfABurstCostsNoEventAndNeedsNoRestart() {
         List<UUID> ids = TestEvents.ids(1000);
@@ -79,5 +84,33 @@ class DatabaseOutageIT {
     private double failures(String fault) {
         return registry.find("umbra.inbox.failures").tag("consumer", TestConsumer.NAME).tag("fault", fault).counters()
                 .stream().mapToDouble(Counter::count).sum();
+    }
+
+    @Test
+    void aTrimThatMeetsAnOutageFailsWholeAndTheNextRunTrimsEverything() {
+        String consumer = "trim-" + UUID.randomUUID().toString().substring(0, 8);
+        for (UUID id : TestEvents.ids(5)) {
+            DB.count("with claimed as (insert into processed_event (consumer, event_id, event_type, aggregate_type, aggregate_id, processed_at) "
+                    + "values (?, ?, 'BotInstalled', 'guild', '1', now() - interval '40 days') returning 1) select count(*) from claimed", consumer, id);
+        }
+
+        DevstackResource.postgresProxy().cut();
+        try {
+            assertThatThrownBy(this::trim).isNotNull();
+        } finally {
+            DevstackResource.postgresProxy().restore();
+        }
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> trim() >= 0);
+        assertThat(DB.count("select count(*) from processed_event where consumer = ?", consumer)).isZero();
+    }
+
+    private long trim() throws Exception {
+        try {
+            return VertxContextSupport.subscribeAndAwait(() -> trimmer.trim());
+        } catch (Exception e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

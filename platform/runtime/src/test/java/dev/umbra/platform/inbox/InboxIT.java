@@ -18,6 +18,7 @@ import dev.umbra.testing.KafkaProbe;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
 import io.smallrye.reactive.messaging.kafka.KafkaClientService;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -40,6 +41,9 @@ class InboxIT {
 
     private static final Database DB = Database.of("inbox_test");
     private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    @Inject
+    ProcessedEventTrimmer trimmer;
 
     @Inject
     TestConsumer consumer;
@@ -165,5 +169,32 @@ class InboxIT {
     private static List<ConsumerRecord<String, byte[]>> deadLetteredAmong(List<ConsumerRecord<String, byte[]>> records,
             Set<String> eventIds) {
         return records.stream().filter(r -> eventIds.contains(KafkaProbe.header(r, EventHeaders.EVENT_ID))).toList();
+    }
+
+    @Test
+    void claimsOlderThanTheDedupeHorizonAreTrimmedInBatchesByConcurrentRunsAndRecentOnesKept() throws Throwable {
+        String consumer = "trim-" + UUID.randomUUID().toString().substring(0, 8);
+        List<UUID> old = TestEvents.ids(7);
+        List<UUID> recent = TestEvents.ids(3);
+        for (UUID id : old) {
+            claim(consumer, id, "now() - interval '31 days'");
+        }
+        for (UUID id : recent) {
+            claim(consumer, id, "now() - interval '29 days'");
+        }
+
+        // two replicas' runs at once (the test profile deletes 2 a statement): each old claim goes once, no run fails
+        List<Long> trimmed = VertxContextSupport.subscribeAndAwait(() -> io.smallrye.mutiny.Uni.join()
+                .all(trimmer.trim(), trimmer.trim()).andFailFast());
+        assertThat(DB.count("select count(*) from processed_event where consumer = ?", consumer)).isEqualTo(recent.size());
+        assertThat(trimmed.get(0) + trimmed.get(1)).isGreaterThanOrEqualTo(old.size());
+        for (UUID id : recent) {
+            assertThat(DB.count("select count(*) from processed_event where consumer = ? and event_id = ?", consumer, id)).isOne();
+        }
+    }
+
+    private static void claim(String consumer, UUID id, String processedAt) {
+        DB.count("with claimed as (insert into processed_event (consumer, event_id, event_type, aggregate_type, aggregate_id, processed_at) "
+                + "values (?, ?, 'BotInstalled', 'guild', '1', " + processedAt + ") returning 1) select count(*) from claimed", consumer, id);
     }
 }

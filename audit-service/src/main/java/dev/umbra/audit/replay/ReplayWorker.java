@@ -1,0 +1,137 @@
+package dev.umbra.audit.replay;
+
+import dev.umbra.audit.replay.StoredEvents.Cursor;
+import dev.umbra.audit.replay.StoredEvents.StoredEvent;
+import dev.umbra.platform.inbox.InboxConfig;
+import dev.umbra.platform.storage.StorageFaults;
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.WorkHandler;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.mutiny.TimeoutException;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.apache.kafka.common.KafkaException;
+import org.jboss.logging.Logger;
+
+/**
+ * Publishes a replay one batch per round: reads the next events after its cursor, publishes those
+ * whose payload was stored whole, and moves the cursor in a transaction that still holds the item's
+ * lease. A worker that dies between the publish and the cursor leaves the batch to be published again
+ * by whoever takes the item over: a second copy of an event changes nothing (every consumer dedupes by
+ * event id), a missing one would.
+ */
+@ApplicationScoped
+public class ReplayWorker implements WorkHandler {
+
+    private static final Logger LOG = Logger.getLogger(ReplayWorker.class);
+
+    private final StoredEvents events;
+    private final ReplayPublisher publisher;
+    private final ReplaySettings settings;
+    private final Duration dedupeHorizon;
+    private final WorkQueue queue;
+    private final Clock clock;
+
+    public ReplayWorker(StoredEvents events, ReplayPublisher publisher, ReplaySettings settings, InboxConfig inbox, WorkQueues queues,
+            Clock clock) {
+        this.events = events;
+        this.publisher = publisher;
+        this.settings = settings;
+        this.dedupeHorizon = inbox.dedupe().horizon();
+        this.queue = queues.queue(Replays.QUEUE);
+        this.clock = clock;
+    }
+
+    @Override
+    public String queue() {
+        return Replays.QUEUE;
+    }
+
+    @Override
+    public Uni<Outcome> handle(WorkItem item) {
+        UUID id = UUID.fromString(item.key());
+        return Panache.withTransaction(() -> Replay.lockById(id).map(replay -> {
+                    if (replay == null || replay.status.finished()) {
+                        return null;
+                    }
+                    replay.status = ReplayStatus.RUNNING;
+                    return new Round(replay.replayScope(), replay.cursorEventId == null ? Cursor.START
+                            : new Cursor(replay.cursorRecordedAt, replay.cursorEventId));
+                }))
+                .chain(round -> round == null ? Uni.createFrom().item(Outcome.done()) : publishNext(item, id, round))
+                .onFailure().recoverWithItem(error -> unavailable(error) ? Outcome.unavailable("replay paused: " + error, null)
+                        : Outcome.failed("replay round failed: " + error));
+    }
+
+    private String refusals(Replay replay) {
+        List<String> refused = new ArrayList<>();
+        if (replay.refusedMasked > 0) {
+            refused.add(replay.refusedMasked + " events not replayed: their payload was masked when stored, and a masked payload is not "
+                    + "the event that was published");
+        }
+        if (replay.refusedOld > 0) {
+            refused.add(replay.refusedOld + " events not replayed: recorded more than " + dedupeHorizon + " ago, beyond the consumers' "
+                    + "dedupe horizon (umbra.inbox.dedupe.horizon), so a consumer could apply them twice");
+        }
+        return refused.isEmpty() ? null : String.join("; ", refused);
+    }
+
+    /** The database or Kafka away, slow or refusing: the round is tried again, however long that lasts. */
+    private static boolean unavailable(Throwable error) {
+        return StorageFaults.isTransient(error) || error instanceof TimeoutException || error instanceof KafkaException;
+    }
+
+    private record Round(ReplayScope scope, Cursor cursor) {
+    }
+
+    private Uni<Outcome> publishNext(WorkItem item, UUID id, Round round) {
+        int limit = settings.batchSize();
+        Instant horizon = clock.instant().minus(dedupeHorizon);
+        return events.after(round.scope(), round.cursor(), limit).chain(batch -> {
+            List<StoredEvent> publishable = batch.stream().filter(event -> !event.masked() && !event.olderThan(horizon)).toList();
+            int masked = (int) batch.stream().filter(StoredEvent::masked).count();
+            return publisher.publish(id.toString(), publishable, settings.sendTimeout())
+                    .chain(() -> advance(item, id, batch, new Counts(publishable.size(), masked, batch.size() - publishable.size() - masked),
+                            batch.size() < limit));
+        });
+    }
+
+    private record Counts(int published, int masked, int old) {
+    }
+
+    private Uni<Outcome> advance(WorkItem item, UUID id, List<StoredEvent> batch, Counts counts, boolean last) {
+        Instant now = clock.instant();
+        return Panache.withTransaction(() -> queue.holdsLease(item).chain(holds -> !holds ? Uni.createFrom().item(Outcome.done())
+                : Replay.lockById(id).map(replay -> {
+                    replay.published += counts.published();
+                    replay.refusedMasked += counts.masked();
+                    replay.refusedOld += counts.old();
+                    if (!batch.isEmpty()) {
+                        StoredEvent end = batch.get(batch.size() - 1);
+                        replay.cursorRecordedAt = end.recordedAt();
+                        replay.cursorEventId = end.eventId();
+                    }
+                    if (replay.status.finished()) {
+                        return Outcome.done();
+                    }
+                    if (!last) {
+                        return Outcome.deferred("next batch", now);
+                    }
+                    replay.status = ReplayStatus.COMPLETED;
+                    replay.finishedAt = now;
+                    replay.note = refusals(replay);
+                    LOG.infof("replay %s of %s completed: %d events published, %d masked and %d older than the dedupe horizon refused", id,
+                            replay.scope, replay.published, replay.refusedMasked, replay.refusedOld);
+                    return Outcome.done();
+                })));
+    }
+}

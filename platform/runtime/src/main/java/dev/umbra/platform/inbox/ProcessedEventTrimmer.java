@@ -1,0 +1,85 @@
+package dev.umbra.platform.inbox;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.umbra.platform.storage.Statements;
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.RecurringWork;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueues;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.jboss.logging.Logger;
+
+/**
+ * Forgets the inbox claims older than the dedupe horizon ({@code umbra.inbox.dedupe.horizon}), a batch
+ * per statement until none is left, once per {@code trim-interval}. Runs are the one item of the
+ * {@value #QUEUE} work queue, so one replica trims at a time; a run cut short by an outage is simply
+ * run again (each batch stands on its own).
+ */
+@ApplicationScoped
+public class ProcessedEventTrimmer implements RecurringWork {
+
+    static final String QUEUE = "processed-event-trim";
+    private static final Logger LOG = Logger.getLogger(ProcessedEventTrimmer.class);
+    private static final String TRIM = "delete from processed_event where ctid in (select ctid from processed_event "
+            + "where processed_at < $1 limit $2 for update skip locked)";
+
+    private final Pool pool;
+    private final InboxConfig.Dedupe settings;
+    private final Clock clock;
+    private final WorkQueue queue;
+
+    public ProcessedEventTrimmer(Pool pool, InboxConfig config, Clock clock, WorkQueues queues) {
+        this.pool = pool;
+        this.settings = config.dedupe();
+        this.clock = clock;
+        this.queue = queues.queue(QUEUE);
+    }
+
+
+    @Override
+    public String queue() {
+        return QUEUE;
+    }
+
+    @Override
+    public Uni<Outcome> handle(WorkItem item) {
+        Instant next = clock.instant().plus(settings.trimInterval());
+        return trim()
+                .map(trimmed -> (Outcome) Outcome.deferred("next run", next))
+                .onFailure().recoverWithItem(error -> Outcome.unavailable("trim failed: " + error, next));
+    }
+
+    /** One round of the work queue by hand: runs if the run item is due and no other replica holds it; returns 1 if it ran. */
+    public Uni<Integer> runOnce() {
+        return queue.runOnce(this);
+    }
+
+    /** Makes the run item due now (tests, or an operator who changed the horizon). */
+    public Uni<Void> runSoon() {
+        return Panache.withTransaction(() -> queue.schedule(RUN, JsonNodeFactory.instance.objectNode(), clock.instant()));
+    }
+
+    /** Deletes every claim older than the horizon, a batch at a time; returns how many. */
+    Uni<Long> trim() {
+        Instant before = clock.instant().minus(settings.horizon());
+        return batchesFrom(before, 0).invoke(trimmed -> {
+            if (trimmed > 0) {
+                LOG.infof("inbox: forgot %d processed events older than %s", trimmed, before);
+            }
+        });
+    }
+
+    private Uni<Long> batchesFrom(Instant before, long sofar) {
+        return Statements.execute(pool, TRIM, Tuple.of(before.atOffset(ZoneOffset.UTC), settings.trimBatchSize()))
+                .chain(rows -> rows.rowCount() < settings.trimBatchSize() ? Uni.createFrom().item(sofar + rows.rowCount())
+                        : batchesFrom(before, sofar + rows.rowCount()));
+    }
+}
