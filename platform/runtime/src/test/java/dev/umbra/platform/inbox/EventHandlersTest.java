@@ -61,4 +61,63 @@ class EventHandlersTest {
         assertThatThrownBy(() -> EventHandlers.builder().onAnyOther(handler).onAnyOther(handler))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aFedReadModelLearnsFromItsEventsBeforeTheConsumersHandlerAndAloneFromTheOthers() {
+        List<String> calls = new ArrayList<>();
+        ReadModel readModel = feed -> feed
+                .onEvery(envelope -> {
+                    calls.add("model sees " + envelope.eventType());
+                    return Uni.createFrom().voidItem();
+                })
+                .on(BotKicked.class, (event, envelope) -> {
+                    calls.add("model learns kicked " + event.guildId());
+                    return Uni.createFrom().voidItem();
+                });
+        EventHandlers handlers = EventHandlers.builder()
+                .on(BotKicked.class, (event, envelope) -> {
+                    calls.add("consumer kicked " + event.guildId());
+                    return Uni.createFrom().voidItem();
+                })
+                .feeding(readModel)
+                .build();
+
+        EventEnvelope kicked = envelope("BotKicked", "{\"guild_id\":\"123456789012345678\"}");
+        EventHandlers.Route typed = handlers.routeOf("BotKicked").orElseThrow();
+        typed.apply(typed.decode(kicked), kicked, POSITION).await().indefinitely();
+        EventEnvelope other = envelope("SomethingNew", "{}");
+        EventHandlers.Route onlyTheModel = handlers.routeOf("SomethingNew").orElseThrow();
+        onlyTheModel.apply(onlyTheModel.decode(other), other, POSITION).await().indefinitely();
+
+        assertThat(calls).containsExactly("model sees BotKicked", "model learns kicked 123456789012345678",
+                "consumer kicked 123456789012345678", "model sees SomethingNew");
+    }
+
+    @Test
+    void anEventOnlyAReadModelTakesStillReachesTheHandlerOfAnyOther() {
+        List<String> calls = new ArrayList<>();
+        EventHandlers handlers = EventHandlers.builder()
+                .feeding(feed -> feed.on(BotKicked.class, (event, envelope) -> {
+                    calls.add("model");
+                    return Uni.createFrom().voidItem();
+                }))
+                .onAnyOther((envelope, position) -> {
+                    calls.add("any " + envelope.eventType());
+                    return Uni.createFrom().voidItem();
+                })
+                .build();
+
+        EventEnvelope kicked = envelope("BotKicked", "{\"guild_id\":\"123456789012345678\"}");
+        EventHandlers.Route route = handlers.routeOf("BotKicked").orElseThrow();
+        route.apply(route.decode(kicked), kicked, POSITION).await().indefinitely();
+
+        assertThat(calls).containsExactly("model", "any BotKicked");
+    }
+
+    @Test
+    void aReadModelIsFedOnceByAConsumer() {
+        ReadModel readModel = feed -> feed.onEvery(envelope -> Uni.createFrom().voidItem());
+        assertThatThrownBy(() -> EventHandlers.builder().feeding(readModel).feeding(readModel))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }
