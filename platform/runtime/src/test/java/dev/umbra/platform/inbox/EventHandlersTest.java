@@ -23,6 +23,12 @@ class EventHandlersTest {
                 EventCodec.parse(payload.getBytes()));
     }
 
+    /** What the inbox does with a claimed record: decode it as its route says, then apply it. */
+    private static void apply(EventHandlers handlers, EventEnvelope envelope) {
+        EventHandlers.Route route = handlers.routeOf(envelope.eventType()).orElseThrow();
+        route.apply(route.decode(envelope), envelope, POSITION).await().indefinitely();
+    }
+
     @Test
     void anEventTypeWithItsOwnHandlerGoesThereAndAnyOtherToTheHandlerOfAnyEvent() {
         List<String> calls = new ArrayList<>();
@@ -38,11 +44,9 @@ class EventHandlersTest {
                 .build();
 
         EventEnvelope installed = envelope("BotInstalled", "{\"guild_id\":\"123456789012345678\",\"installer_user_id\":\"223456789012345678\"}");
-        EventHandlers.Route typed = handlers.routeOf("BotInstalled").orElseThrow();
-        typed.apply(typed.decode(installed), installed, POSITION).await().indefinitely();
+        apply(handlers, installed);
         EventEnvelope unknown = envelope("SomethingNew", "{\"whatever\":1}");
-        EventHandlers.Route any = handlers.routeOf("SomethingNew").orElseThrow();
-        any.apply(any.decode(unknown), unknown, POSITION).await().indefinitely();
+        apply(handlers, unknown);
 
         assertThat(calls).containsExactly("installed 123456789012345678", "any SomethingNew at umbra.guild-2@41");
     }
@@ -83,11 +87,9 @@ class EventHandlersTest {
                 .build();
 
         EventEnvelope kicked = envelope("BotKicked", "{\"guild_id\":\"123456789012345678\"}");
-        EventHandlers.Route typed = handlers.routeOf("BotKicked").orElseThrow();
-        typed.apply(typed.decode(kicked), kicked, POSITION).await().indefinitely();
+        apply(handlers, kicked);
         EventEnvelope other = envelope("SomethingNew", "{}");
-        EventHandlers.Route onlyTheModel = handlers.routeOf("SomethingNew").orElseThrow();
-        onlyTheModel.apply(onlyTheModel.decode(other), other, POSITION).await().indefinitely();
+        apply(handlers, other);
 
         assertThat(calls).containsExactly("model sees BotKicked", "model learns kicked 123456789012345678",
                 "consumer kicked 123456789012345678", "model sees SomethingNew");
@@ -108,8 +110,7 @@ class EventHandlersTest {
                 .build();
 
         EventEnvelope kicked = envelope("BotKicked", "{\"guild_id\":\"123456789012345678\"}");
-        EventHandlers.Route route = handlers.routeOf("BotKicked").orElseThrow();
-        route.apply(route.decode(kicked), kicked, POSITION).await().indefinitely();
+        apply(handlers, kicked);
 
         assertThat(calls).containsExactly("model", "any BotKicked");
     }
