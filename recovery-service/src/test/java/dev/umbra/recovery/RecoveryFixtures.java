@@ -73,7 +73,7 @@ public final class RecoveryFixtures {
     public static UUID grant(String guildId, String plan) {
         UUID license = UUID.randomUUID();
         OutboxRecords.publish(new LicenseGranted(license, guildId, plan), Instant.now());
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from guild_plan where license_id = ? and plan = ?", license, plan) == 1);
+        await().atMost(WAIT).until(() -> DB.count("select count(*) from license_plan where license_id = ? and plan = ?", license, plan) == 1);
         return license;
     }
 

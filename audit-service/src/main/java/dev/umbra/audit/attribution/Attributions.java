@@ -2,6 +2,8 @@ package dev.umbra.audit.attribution;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.umbra.audit.attribution.AttributionRules.AggregateRef;
+import dev.umbra.platform.readmodel.AggregateGuilds;
+import dev.umbra.platform.readmodel.GuildOwnership;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -14,7 +16,10 @@ import java.util.UUID;
 
 /**
  * Attributes stored events to their guilds ({@link AttributionRules}), inside the inbox transaction
- * that stores them. An event whose guild no read model tells yet waits in {@code audit_unattributed}
+ * that stores them, and keeps the platform's read model {@link AggregateGuilds} from them (rather than
+ * feeding it from the consumer: what it learns must be learned under the locks below, and what it
+ * learns through a reference, an invoice from its subscription, is audit's rule). An event whose guild
+ * the read model does not tell yet waits in {@code audit_unattributed}
  * under each aggregate that would tell it; when that aggregate's guild is learned (LicenseGranted after
  * LicenseExtended, SubscriptionStarted after PaymentSucceeded), the waiting events are attributed, and
  * what they in turn tell (an invoice's guild, from its InvoiceGenerated) is learned the same way.
@@ -30,8 +35,6 @@ public class Attributions {
     private static final String ATTRIBUTE = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at) "
             + "values (?1, cast(?2 as timestamptz), ?3, cast(?4 as timestamptz)) on conflict do nothing";
     private static final String LOCK = "select 1 from pg_advisory_xact_lock(hashtextextended(?1, 0))";
-    private static final String LEARN = "insert into guild_of (aggregate_type, aggregate_id, guild_id, learned_at) "
-            + "values (?1, ?2, ?3, cast(?4 as timestamptz)) on conflict do nothing";
     private static final String WAIT = "insert into audit_unattributed (event_id, occurred_at, ref_type, ref_id) "
             + "values (?1, cast(?2 as timestamptz), ?3, ?4) on conflict do nothing";
     private static final String ATTRIBUTE_WAITING = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at) "
@@ -42,13 +45,19 @@ public class Attributions {
     private static final String NO_LONGER_WAITING = "delete from audit_unattributed where event_id in "
             + "(select event_id from audit_unattributed where ref_type = ?1 and ref_id = ?2)";
 
+    private final AggregateGuilds guilds;
+
+    public Attributions(AggregateGuilds guilds) {
+        this.guilds = guilds;
+    }
+
     /** A stored event, as attribution needs it. */
     public record StoredEvent(UUID eventId, Instant occurredAt, String aggregateType, String aggregateId, JsonNode payload) {
     }
 
     /** Attributes the event if its guild is known, makes it wait otherwise, and attributes what waited for what it tells. */
     public Uni<Void> attribute(StoredEvent event, Instant now) {
-        Optional<String> named = AttributionRules.namedGuild(event.aggregateType(), event.aggregateId(), event.payload());
+        Optional<String> named = GuildOwnership.namedGuild(event.aggregateType(), event.aggregateId(), event.payload());
         Optional<AggregateRef> owned = AttributionRules.ownedAggregate(event.aggregateType(), event.aggregateId());
         if (named.isPresent()) {
             Uni<Void> attributed = attributeTo(event, named.get(), now);
@@ -71,11 +80,15 @@ public class Attributions {
         return execute(ATTRIBUTE, event.eventId(), utc(event.occurredAt()), guildId, utc(now));
     }
 
-    /** Remembers the aggregate's guild (the first one learned stays) and attributes the events that waited for it. */
+    /**
+     * Teaches the read model the aggregate's guild (the first one learned stays) and, when that is news,
+     * attributes the events that waited for it. Under the aggregate's lock, so nothing can have started
+     * waiting for a guild that was known already.
+     */
     private Uni<Void> learn(AggregateRef aggregate, String guildId, Instant now) {
         return lock(aggregate)
-                .chain(() -> execute(LEARN, aggregate.type(), aggregate.id(), guildId, utc(now)))
-                .chain(() -> attributeWaiting(aggregate, guildId, now));
+                .chain(() -> guilds.learn(aggregate.type(), aggregate.id(), guildId))
+                .chain(taught -> taught ? attributeWaiting(aggregate, guildId, now) : Uni.createFrom().voidItem());
     }
 
     private Uni<Void> attributeWaiting(AggregateRef aggregate, String guildId, Instant now) {
@@ -102,7 +115,8 @@ public class Attributions {
         if (from == resolvers.size()) {
             return Uni.createFrom().item(Optional.empty());
         }
-        return GuildOf.guildOf(resolvers.get(from))
+        AggregateRef resolver = resolvers.get(from);
+        return guilds.guildOf(resolver.type(), resolver.id())
                 .chain(found -> found.isPresent() ? Uni.createFrom().item(found) : firstKnownGuild(resolvers, from + 1));
     }
 

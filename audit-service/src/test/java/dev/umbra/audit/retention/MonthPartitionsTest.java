@@ -19,7 +19,7 @@ class MonthPartitionsTest {
     @Test
     void dropsOnlyMonthPartitionsOlderThanWhatIsKept() {
         List<String> names = List.of("audit_log_2024_10", "audit_guild_2024_10", "audit_log_2024_11", "audit_log_2026_12",
-                "audit_log_default", "audit_guild_default", "audit_log_2023_01", "guild_of", "audit_log_2024_1");
+                "audit_log_default", "audit_guild_default", "audit_log_2023_01", "aggregate_guild", "audit_log_2024_1");
 
         assertThat(MonthPartitions.toDrop(names, MonthPartitions.keptFrom(NOW, 24)))
                 .containsExactly("audit_guild_2024_10", "audit_log_2023_01", "audit_log_2024_10");

@@ -6,25 +6,28 @@ import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
 import dev.umbra.events.billing.SubscriptionCanceled;
 import dev.umbra.events.billing.SubscriptionStarted;
-import dev.umbra.events.licensing.LicenseCanceled;
 import dev.umbra.events.licensing.LicenseDowngraded;
-import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.licensing.LicenseSuspended;
 import dev.umbra.events.recovery.AntiNukeActioned;
 import dev.umbra.events.recovery.AntiNukeTriggered;
 import dev.umbra.events.recovery.RestoreCompleted;
 import dev.umbra.events.recovery.RestoreFailed;
 import dev.umbra.events.recovery.RestoreStarted;
-import dev.umbra.guild.webjoin.GuildPlans;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
+import dev.umbra.platform.readmodel.AggregateGuilds;
+import dev.umbra.platform.readmodel.GuildPlans;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
-/** The "Notification" subscriber of the event catalogue: every event a guild's owner must hear about. */
+/**
+ * The "Notification" subscriber of the event catalogue: every event a guild's owner must hear about. It
+ * feeds the platform's read models of each aggregate's guild (whose owner a later event's message goes
+ * to) and of each guild's plan (web-join is plan-gated).
+ */
 @ApplicationScoped
 public class NotificationConsumer {
 
@@ -33,23 +36,20 @@ public class NotificationConsumer {
     private final Inbox inbox;
     private final EventHandlers handlers;
 
-    public NotificationConsumer(Inbox inbox, Notifications notifications, GuildPlans plans) {
+    public NotificationConsumer(Inbox inbox, Notifications notifications, AggregateGuilds guilds, GuildPlans plans) {
         this.inbox = inbox;
         this.handlers = EventHandlers.builder()
-                .on(SubscriptionStarted.class, (event, envelope) -> notifications.introduce(envelope, event.guildId(), true))
+                .feeding(guilds)
+                .feeding(plans)
+                .on(SubscriptionStarted.class, (event, envelope) -> notifications.enqueue(event.guildId(), envelope))
                 .on(PaymentFailed.class, notifications::notifyOwnerOf)
                 .on(PaymentFailedFinal.class, notifications::notifyOwnerOf)
                 .on(SubscriptionCanceled.class, notifications::notifyOwnerOf)
                 .on(PlanUpgraded.class, notifications::notifyOwnerOf)
                 .on(PlanDowngraded.class, notifications::notifyOwnerOf)
-                .on(LicenseGranted.class, (event, envelope) -> notifications.introduce(envelope, event.guildId(), false)
-                        .chain(() -> plans.onGranted(event, envelope)))
-                .on(LicenseDowngraded.class, (event, envelope) -> plans.onDowngraded(event, envelope)
-                        .chain(() -> notifications.notifyOwnerOf(event, envelope)))
-                .on(LicenseSuspended.class, (event, envelope) -> plans.onSuspended(event, envelope)
-                        .chain(() -> notifications.notifyOwnerOf(event, envelope)))
-                .on(LicenseCanceled.class, plans::onCanceled)
-                .on(RestoreStarted.class, (event, envelope) -> notifications.introduce(envelope, event.guildId(), true))
+                .on(LicenseDowngraded.class, notifications::notifyOwnerOf)
+                .on(LicenseSuspended.class, notifications::notifyOwnerOf)
+                .on(RestoreStarted.class, (event, envelope) -> notifications.enqueue(event.guildId(), envelope))
                 .on(RestoreCompleted.class, notifications::notifyOwnerOf)
                 .on(RestoreFailed.class, notifications::notifyOwnerOf)
                 .on(AntiNukeTriggered.class, (event, envelope) -> notifications.enqueue(event.guildId(), envelope))

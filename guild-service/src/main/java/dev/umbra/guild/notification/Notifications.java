@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.platform.inbox.RejectedEventException;
+import dev.umbra.platform.readmodel.AggregateGuilds;
 import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
 import io.smallrye.mutiny.Uni;
@@ -26,26 +27,22 @@ public class Notifications {
 
     private final Clock clock;
     private final WorkQueue queue;
+    private final AggregateGuilds guilds;
 
-    public Notifications(Clock clock, WorkQueues queues) {
+    public Notifications(Clock clock, WorkQueues queues, AggregateGuilds guilds) {
         this.clock = clock;
         this.queue = queues.queue(NotificationDispatcher.QUEUE);
+        this.guilds = guilds;
     }
 
-    /** An event that introduces an aggregate of another service: remember its guild, and tell the owner if asked. */
-    Uni<Void> introduce(EventEnvelope envelope, String guildId, boolean notify) {
-        Uni<Void> remembered = GuildOf.remember(envelope.aggregateType(), envelope.aggregateId(), guildId);
-        return notify ? remembered.chain(() -> enqueue(guildId, envelope)) : remembered;
-    }
-
-    /** An event about an aggregate introduced earlier: its guild's owner is told. */
+    /** An event about an aggregate of another service whose guild an earlier event named: its guild's owner is told. */
     <E extends DomainEvent> Uni<Void> notifyOwnerOf(E event, EventEnvelope envelope) {
-        return GuildOf.guildOf(envelope.aggregateType(), envelope.aggregateId()).chain(guildId -> {
-            if (guildId == null) {
+        return guilds.guildOf(envelope.aggregateType(), envelope.aggregateId()).chain(guildId -> {
+            if (guildId.isEmpty()) {
                 return Uni.createFrom().failure(new RejectedEventException("no guild known for " + envelope.aggregateType() + " "
                         + envelope.aggregateId() + ": the event that introduced it was never applied"));
             }
-            return enqueue(guildId, envelope);
+            return enqueue(guildId.get(), envelope);
         });
     }
 

@@ -4,6 +4,7 @@ import dev.umbra.events.member.MemberJoinedViaWebJoin;
 import dev.umbra.guild.lifecycle.Guild;
 import dev.umbra.guild.lifecycle.GuildStatus;
 import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.readmodel.GuildPlans;
 import dev.umbra.platform.web.ProblemException;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.mutiny.Uni;

@@ -106,7 +106,7 @@ class WebJoinIT {
 
     private void awaitPlan(String plan, String status) {
         await().atMost(Duration.ofSeconds(30)).until(() -> DB.count(
-                "select count(*) from guild_plan where guild_id = ? and plan = ? and status = ?", guildId, plan, status) == 1);
+                "select count(*) from license_plan where guild_id = ? and plan = ? and status = ?", guildId, plan, status) == 1);
     }
 
     @Test
@@ -147,7 +147,7 @@ class WebJoinIT {
                 .when().post("/guilds/{id}/installation", otherGuild).then().statusCode(201);
         OutboxRecords.publish(new LicenseGranted(UUID.randomUUID(), otherGuild, "PRO"), Instant.now());
         await().atMost(Duration.ofSeconds(30)).until(() -> DB.count(
-                "select count(*) from guild_plan where guild_id = ? and status = 'ACTIVE'", otherGuild) == 1);
+                "select count(*) from license_plan where guild_id = ? and status = 'ACTIVE'", otherGuild) == 1);
         given().auth().oauth2(Tokens.user(owner)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug + "\"}")
                 .when().put("/guilds/{id}/web-join", otherGuild).then().statusCode(409).contentType("application/problem+json");
         assertThat(DB.count("select count(*) from web_join_link where guild_id = ?", otherGuild)).isZero();

@@ -1,5 +1,6 @@
 package dev.umbra.licensing.license;
 
+import dev.umbra.events.Aggregates;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.events.billing.PaymentFailedFinal;
@@ -14,6 +15,7 @@ import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.events.plan.Plan;
 import dev.umbra.platform.inbox.RejectedEventException;
 import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.readmodel.AggregateGuilds;
 import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.platform.web.ProblemException;
@@ -31,7 +33,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * Applies {@link LicenseRules} to stored licenses. Handlers run inside the inbox transaction: the
- * license, the read model and the outbox events commit together with the dedupe row.
+ * license and the outbox events commit together with the dedupe row. The guild of a subscription comes
+ * from the platform's read model {@link AggregateGuilds}, which the subscription consumer feeds.
  */
 @ApplicationScoped
 public class LicenseService {
@@ -40,13 +43,15 @@ public class LicenseService {
     private final Clock clock;
     private final WorkQueue sweeps;
     private final Duration grace;
+    private final AggregateGuilds guilds;
 
     public LicenseService(OutboxWriter outbox, Clock clock, WorkQueues queues,
-            @ConfigProperty(name = "licensing.sweeper.grace") Duration grace) {
+            @ConfigProperty(name = "licensing.sweeper.grace") Duration grace, AggregateGuilds guilds) {
         this.outbox = outbox;
         this.clock = clock;
         this.sweeps = queues.queue(LicenseSweeper.QUEUE);
         this.grace = grace;
+        this.guilds = guilds;
     }
 
     Uni<Void> onBotInstalled(BotInstalled event, EventEnvelope envelope) {
@@ -63,9 +68,8 @@ public class LicenseService {
 
     Uni<Void> onSubscriptionStarted(SubscriptionStarted event, EventEnvelope envelope) {
         Plan plan = known(event.planCode());
-        return rememberGuildOf(event)
-                .chain(() -> change(event.guildId(), license -> LicenseRules.subscriptionStarted(license, event.guildId(),
-                        event.subscriptionId(), plan, event.periodEnd(), envelope.occurredAt())));
+        return change(event.guildId(), license -> LicenseRules.subscriptionStarted(license, event.guildId(),
+                event.subscriptionId(), plan, event.periodEnd(), envelope.occurredAt()));
     }
 
     Uni<Void> onPaymentSucceeded(PaymentSucceeded event, EventEnvelope envelope) {
@@ -113,12 +117,12 @@ public class LicenseService {
     }
 
     private Uni<Void> changeForSubscription(UUID subscriptionId, UnaryOperator<LicenseState> rule) {
-        return SubscriptionGuild.<SubscriptionGuild>findById(subscriptionId).chain(link -> {
-            if (link == null) {
+        return guilds.guildOf(Aggregates.SUBSCRIPTION, subscriptionId.toString()).chain(guildId -> {
+            if (guildId.isEmpty()) {
                 return Uni.createFrom().failure(new RejectedEventException(
                         "subscription " + subscriptionId + " is unknown: its SubscriptionStarted was never applied"));
             }
-            return change(link.guildId, rule);
+            return change(guildId.get(), rule);
         });
     }
 
@@ -144,19 +148,6 @@ public class LicenseService {
         target.update(after, clock.instant());
         Uni<Void> saved = license != null ? Uni.createFrom().voidItem() : target.persist().replaceWithVoid();
         return saved.chain(() -> publish(LicenseChanges.between(before, after)));
-    }
-
-    private Uni<Void> rememberGuildOf(SubscriptionStarted event) {
-        return SubscriptionGuild.<SubscriptionGuild>findById(event.subscriptionId()).chain(existing -> {
-            if (existing != null) {
-                return Uni.createFrom().voidItem();
-            }
-            SubscriptionGuild link = new SubscriptionGuild();
-            link.subscriptionId = event.subscriptionId();
-            link.guildId = event.guildId();
-            link.startedAt = clock.instant();
-            return link.persist().replaceWithVoid();
-        });
     }
 
     /** An unknown plan code can never be applied, so the event is rejected. */

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.umbra.events.recovery.AntiNukeTriggered;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.workqueue.WorkQueues;
-import dev.umbra.recovery.plan.GuildPlans;
+import dev.umbra.platform.readmodel.GuildPlans;
 import dev.umbra.recovery.snapshot.GuildLocks;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;

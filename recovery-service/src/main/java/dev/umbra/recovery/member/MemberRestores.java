@@ -5,7 +5,7 @@ import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.web.ProblemException;
 import dev.umbra.recovery.discord.DiscordFault;
 import dev.umbra.recovery.discord.DiscordGuilds;
-import dev.umbra.recovery.plan.GuildPlans;
+import dev.umbra.platform.readmodel.GuildPlans;
 import dev.umbra.recovery.snapshot.GuildStructure;
 import dev.umbra.recovery.snapshot.SnapshotService;
 import io.quarkus.hibernate.reactive.panache.Panache;

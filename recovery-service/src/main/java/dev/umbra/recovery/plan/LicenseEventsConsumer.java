@@ -1,18 +1,15 @@
 package dev.umbra.recovery.plan;
 
-import dev.umbra.events.licensing.LicenseCanceled;
-import dev.umbra.events.licensing.LicenseDowngraded;
-import dev.umbra.events.licensing.LicenseGranted;
-import dev.umbra.events.licensing.LicenseSuspended;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
+import dev.umbra.platform.readmodel.GuildPlans;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
-/** Licensing's events feed the plan read model. */
+/** Licensing's events feed the platform's plan read model, which gates snapshots, restores and anti-nuke. */
 @ApplicationScoped
 public class LicenseEventsConsumer {
 
@@ -23,12 +20,7 @@ public class LicenseEventsConsumer {
 
     public LicenseEventsConsumer(Inbox inbox, GuildPlans plans) {
         this.inbox = inbox;
-        this.handlers = EventHandlers.builder()
-                .on(LicenseGranted.class, plans::onGranted)
-                .on(LicenseDowngraded.class, plans::onDowngraded)
-                .on(LicenseSuspended.class, plans::onSuspended)
-                .on(LicenseCanceled.class, plans::onCanceled)
-                .build();
+        this.handlers = EventHandlers.builder().feeding(plans).build();
     }
 
     @Incoming("license-events")

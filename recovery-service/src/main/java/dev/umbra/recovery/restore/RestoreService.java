@@ -5,7 +5,7 @@ import dev.umbra.events.recovery.RestoreStarted;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.web.ProblemException;
 import dev.umbra.platform.workqueue.WorkQueues;
-import dev.umbra.recovery.plan.GuildPlans;
+import dev.umbra.platform.readmodel.GuildPlans;
 import dev.umbra.recovery.snapshot.GuildLocks;
 import dev.umbra.recovery.snapshot.SnapshotService;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;

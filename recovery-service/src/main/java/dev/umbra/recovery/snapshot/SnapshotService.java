@@ -5,7 +5,7 @@ import dev.umbra.events.recovery.SnapshotCreated;
 import dev.umbra.events.recovery.SnapshotDeleted;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.web.ProblemException;
-import dev.umbra.recovery.plan.GuildPlans;
+import dev.umbra.platform.readmodel.GuildPlans;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;

@@ -79,6 +79,6 @@ class DatabaseOutageIT {
         assertThat(changes.stream().filter(change -> change.startsWith("POST"))).as("each create sent once").hasSize(6);
         // a step Discord confirmed while its record could not be written is sent once more: only idempotent ones can be
         assertThat(changes).hasSizeBetween(total, total + 1);
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from guild_plan where license_id = ?", license) == 1);
+        await().atMost(WAIT).until(() -> DB.count("select count(*) from license_plan where license_id = ?", license) == 1);
     }
 }

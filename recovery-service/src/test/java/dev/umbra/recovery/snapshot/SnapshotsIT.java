@@ -90,7 +90,7 @@ class SnapshotsIT {
                     .containsExactlyInAnyOrder(taken.get(0), taken.get(1));
 
             OutboxRecords.publish(new LicenseDowngraded(license, "PRO", "FREE"), Instant.now());
-            await().atMost(WAIT).until(() -> DB.count("select count(*) from guild_plan where license_id = ? and plan = 'FREE'", license) == 1);
+            await().atMost(WAIT).until(() -> DB.count("select count(*) from license_plan where license_id = ? and plan = 'FREE'", license) == 1);
             assertThat(snapshotsOf(guild)).as("a plan change alone deletes nothing").isEqualTo(7);
 
             UUID last = takeSnapshot(guild, structure(guild));
@@ -109,8 +109,8 @@ class SnapshotsIT {
         // the downgrade (later) is applied before the grant (earlier): the grant must not bring PREMIUM back
         OutboxRecords.publish(new LicenseDowngraded(license, "PREMIUM", "PRO"), granted.plusSeconds(30));
         OutboxRecords.publish(new LicenseGranted(license, guild, "PREMIUM"), granted);
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from guild_plan where license_id = ? and guild_id = ?", license, guild) == 1);
-        assertThat(DB.text("select plan from guild_plan where license_id = ?", license)).isEqualTo("PRO");
+        await().atMost(WAIT).until(() -> DB.count("select count(*) from license_plan where license_id = ? and guild_id = ?", license, guild) == 1);
+        assertThat(DB.text("select plan from license_plan where license_id = ?", license)).isEqualTo("PRO");
 
         for (int i = 0; i < 8; i++) {
             takeSnapshot(guild, structure(guild));
@@ -118,7 +118,7 @@ class SnapshotsIT {
         assertThat(snapshotsOf(guild)).isEqualTo(7);
 
         OutboxRecords.publish(new LicenseSuspended(license, "payment failed"), Instant.now());
-        await().atMost(WAIT).until(() -> "SUSPENDED".equals(DB.text("select status from guild_plan where license_id = ?", license)));
+        await().atMost(WAIT).until(() -> "SUSPENDED".equals(DB.text("select status from license_plan where license_id = ?", license)));
         takeSnapshot(guild, structure(guild));
         assertThat(snapshotsOf(guild)).isOne();
     }

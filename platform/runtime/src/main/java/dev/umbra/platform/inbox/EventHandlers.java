@@ -4,13 +4,19 @@ import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventCatalog;
 import dev.umbra.events.EventEnvelope;
 import io.smallrye.mutiny.Uni;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Which handler applies which event type. Event types without a handler go to the handler of any event
- * if there is one ({@link Builder#onAnyOther}), and are skipped otherwise.
+ * if there is one ({@link Builder#onAnyOther}), and are skipped otherwise. The read models the consumer
+ * feeds ({@link Builder#feeding}) learn from an event before its handler runs; an event only they take
+ * is applied for them alone.
  */
 public final class EventHandlers {
 
@@ -31,44 +37,50 @@ public final class EventHandlers {
     }
 
     /** How a record's event is decoded and applied. */
-    sealed interface Route {
-        /** The event the handler takes; an {@link dev.umbra.events.EventDecodingException} if the payload does not fit. */
+    interface Route {
+        /** The event the handlers take; an {@link dev.umbra.events.EventDecodingException} if the payload does not fit. */
         Object decode(EventEnvelope envelope);
 
         Uni<Void> apply(Object event, EventEnvelope envelope, AnyEventHandler.RecordPosition position);
     }
 
-    private record Typed<E extends DomainEvent>(Class<E> type, EventHandler<E> handler) implements Route {
+    /**
+     * The handlers of one event type, in the order they run: the read models' handlers of every event,
+     * then the typed handlers (the read models' first, the consumer's last), then the consumer's handler
+     * of any other event.
+     */
+    private record Chain(Class<? extends DomainEvent> type, List<ReadModel.EnvelopeHandler> every,
+            List<EventHandler<DomainEvent>> typed, AnyEventHandler any) implements Route {
+
         @Override
         public Object decode(EventEnvelope envelope) {
-            return envelope.payloadAs(type);
+            return type == null ? envelope : envelope.payloadAs(type);
         }
 
         @Override
         public Uni<Void> apply(Object event, EventEnvelope envelope, AnyEventHandler.RecordPosition position) {
-            return handler.handle(type.cast(event), envelope);
-        }
-    }
-
-    private record Any(AnyEventHandler handler) implements Route {
-        @Override
-        public Object decode(EventEnvelope envelope) {
-            return envelope;
-        }
-
-        @Override
-        public Uni<Void> apply(Object event, EventEnvelope envelope, AnyEventHandler.RecordPosition position) {
-            return handler.handle(envelope, position);
+            Uni<Void> chain = Uni.createFrom().voidItem();
+            for (ReadModel.EnvelopeHandler handler : every) {
+                chain = chain.chain(() -> handler.handle(envelope));
+            }
+            for (EventHandler<DomainEvent> handler : typed) {
+                chain = chain.chain(() -> handler.handle((DomainEvent) event, envelope));
+            }
+            return any == null ? chain : chain.chain(() -> any.handle(envelope, position));
         }
     }
 
     public static final class Builder {
-        private final Map<String, Route> routes = new HashMap<>();
-        private Route anyOther;
+        private final Map<String, Class<? extends DomainEvent>> types = new HashMap<>();
+        private final Map<String, EventHandler<DomainEvent>> own = new HashMap<>();
+        private final Map<String, List<EventHandler<DomainEvent>>> fed = new HashMap<>();
+        private final List<ReadModel.EnvelopeHandler> fedEvery = new ArrayList<>();
+        private final Set<ReadModel> readModels = new LinkedHashSet<>();
+        private AnyEventHandler anyOther;
 
         public <E extends DomainEvent> Builder on(Class<E> type, EventHandler<E> handler) {
-            String eventType = EventCatalog.entryOf(type).eventType();
-            if (routes.putIfAbsent(eventType, new Typed<>(type, handler)) != null) {
+            String eventType = typeOf(type);
+            if (own.putIfAbsent(eventType, widened(type, handler)) != null) {
                 throw new IllegalArgumentException("two handlers for " + eventType);
             }
             return this;
@@ -79,12 +91,55 @@ public final class EventHandlers {
             if (anyOther != null) {
                 throw new IllegalArgumentException("two handlers for any other event");
             }
-            anyOther = new Any(handler);
+            anyOther = handler;
+            return this;
+        }
+
+        /** Keeps the read model from the consumer's events; one consumer per read model and topic is enough. */
+        public Builder feeding(ReadModel readModel) {
+            if (!readModels.add(readModel)) {
+                throw new IllegalArgumentException("the consumer feeds " + readModel + " already");
+            }
+            readModel.learnFrom(new ReadModel.Feed() {
+                @Override
+                public <E extends DomainEvent> ReadModel.Feed on(Class<E> type, EventHandler<E> handler) {
+                    fed.computeIfAbsent(typeOf(type), ignored -> new ArrayList<>()).add(widened(type, handler));
+                    return this;
+                }
+
+                @Override
+                public ReadModel.Feed onEvery(ReadModel.EnvelopeHandler handler) {
+                    fedEvery.add(handler);
+                    return this;
+                }
+            });
             return this;
         }
 
         public EventHandlers build() {
-            return new EventHandlers(routes, anyOther);
+            Map<String, Route> routes = new HashMap<>();
+            Set<String> handled = new LinkedHashSet<>(own.keySet());
+            handled.addAll(fed.keySet());
+            for (String eventType : handled) {
+                List<EventHandler<DomainEvent>> typed = new ArrayList<>(fed.getOrDefault(eventType, List.of()));
+                if (own.containsKey(eventType)) {
+                    typed.add(own.get(eventType));
+                }
+                routes.put(eventType, new Chain(types.get(eventType), List.copyOf(fedEvery), List.copyOf(typed),
+                        own.containsKey(eventType) ? null : anyOther));
+            }
+            Route other = anyOther == null && fedEvery.isEmpty() ? null : new Chain(null, List.copyOf(fedEvery), List.of(), anyOther);
+            return new EventHandlers(routes, other);
+        }
+
+        private String typeOf(Class<? extends DomainEvent> type) {
+            String eventType = EventCatalog.entryOf(type).eventType();
+            types.put(eventType, type);
+            return eventType;
+        }
+
+        private static <E extends DomainEvent> EventHandler<DomainEvent> widened(Class<E> type, EventHandler<E> handler) {
+            return (event, envelope) -> handler.handle(type.cast(event), envelope);
         }
     }
 }

@@ -10,6 +10,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.umbra.events.Topics;
+import dev.umbra.events.billing.SubscriptionStarted;
+import dev.umbra.events.licensing.LicenseGranted;
+import dev.umbra.events.licensing.LicenseSuspended;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
@@ -24,6 +27,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.quarkus.vertx.VertxContextSupport;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -81,8 +85,43 @@ class DatabaseOutageIT {
         }
     }
 
+    @Test
+    void readModelsWaitForTheDatabaseAndLearnOnceItIsBackNothingDeadLettered() {
+        String guildId = guild("00");
+        UUID subscription = UUID.randomUUID();
+        UUID license = UUID.randomUUID();
+        List<UUID> ids = TestEvents.ids(3);
+        DevstackResource.postgresProxy().cut();
+        try {
+            double before = failures(ReadModelConsumer.NAME, "transient");
+            KafkaProbe.produceAll(List.of(
+                    ReadModelEvents.onPartition(0, new SubscriptionStarted(subscription, guildId, "PRO", Instant.now()), ids.get(0), 1),
+                    ReadModelEvents.onPartition(1, new LicenseGranted(license, guildId, "PREMIUM"), ids.get(1), 1),
+                    ReadModelEvents.onPartition(1, new LicenseSuspended(license, "payment_failed"), ids.get(2), 2)));
+            await().atMost(Duration.ofMinutes(1)).until(() -> failures(ReadModelConsumer.NAME, "transient") - before >= 5);
+            assertThat(ReadModelEvents.claims(DB, ids)).isZero();
+        } finally {
+            DevstackResource.postgresProxy().restore();
+        }
+
+        await().atMost(Duration.ofMinutes(1)).until(() -> ReadModelEvents.claims(DB, ids) == ids.size());
+        assertThat(ReadModelEvents.mappings(DB, "subscription", subscription.toString(), guildId)).isEqualTo(1);
+        assertThat(ReadModelEvents.mappings(DB, "license", license.toString(), guildId)).isEqualTo(1);
+        assertThat(ReadModelEvents.licensePlan(DB, license)).isEqualTo(guildId + " PREMIUM SUSPENDED");
+        assertThat(failures(ReadModelConsumer.NAME, "deterministic")).isZero();
+        for (String topic : List.of(Topics.of("license"), Topics.of("subscription"))) {
+            try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(topic))) {
+                assertThat(deadLetters.seen()).isEmpty();
+            }
+        }
+    }
+
     private double failures(String fault) {
-        return registry.find("umbra.inbox.failures").tag("consumer", TestConsumer.NAME).tag("fault", fault).counters()
+        return failures(TestConsumer.NAME, fault);
+    }
+
+    private double failures(String consumer, String fault) {
+        return registry.find("umbra.inbox.failures").tag("consumer", consumer).tag("fault", fault).counters()
                 .stream().mapToDouble(Counter::count).sum();
     }
 

@@ -23,6 +23,12 @@ class EventHandlersTest {
                 EventCodec.parse(payload.getBytes()));
     }
 
+    /** What the inbox does with a claimed record: decode it as its route says, then apply it. */
+    private static void apply(EventHandlers handlers, EventEnvelope envelope) {
+        EventHandlers.Route route = handlers.routeOf(envelope.eventType()).orElseThrow();
+        route.apply(route.decode(envelope), envelope, POSITION).await().indefinitely();
+    }
+
     @Test
     void anEventTypeWithItsOwnHandlerGoesThereAndAnyOtherToTheHandlerOfAnyEvent() {
         List<String> calls = new ArrayList<>();
@@ -38,11 +44,9 @@ class EventHandlersTest {
                 .build();
 
         EventEnvelope installed = envelope("BotInstalled", "{\"guild_id\":\"123456789012345678\",\"installer_user_id\":\"223456789012345678\"}");
-        EventHandlers.Route typed = handlers.routeOf("BotInstalled").orElseThrow();
-        typed.apply(typed.decode(installed), installed, POSITION).await().indefinitely();
+        apply(handlers, installed);
         EventEnvelope unknown = envelope("SomethingNew", "{\"whatever\":1}");
-        EventHandlers.Route any = handlers.routeOf("SomethingNew").orElseThrow();
-        any.apply(any.decode(unknown), unknown, POSITION).await().indefinitely();
+        apply(handlers, unknown);
 
         assertThat(calls).containsExactly("installed 123456789012345678", "any SomethingNew at umbra.guild-2@41");
     }
@@ -59,6 +63,62 @@ class EventHandlersTest {
     void oneHandlerOfAnyEventAtMost() {
         AnyEventHandler handler = (envelope, position) -> Uni.createFrom().voidItem();
         assertThatThrownBy(() -> EventHandlers.builder().onAnyOther(handler).onAnyOther(handler))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aFedReadModelLearnsFromItsEventsBeforeTheConsumersHandlerAndAloneFromTheOthers() {
+        List<String> calls = new ArrayList<>();
+        ReadModel readModel = feed -> feed
+                .onEvery(envelope -> {
+                    calls.add("model sees " + envelope.eventType());
+                    return Uni.createFrom().voidItem();
+                })
+                .on(BotKicked.class, (event, envelope) -> {
+                    calls.add("model learns kicked " + event.guildId());
+                    return Uni.createFrom().voidItem();
+                });
+        EventHandlers handlers = EventHandlers.builder()
+                .on(BotKicked.class, (event, envelope) -> {
+                    calls.add("consumer kicked " + event.guildId());
+                    return Uni.createFrom().voidItem();
+                })
+                .feeding(readModel)
+                .build();
+
+        EventEnvelope kicked = envelope("BotKicked", "{\"guild_id\":\"123456789012345678\"}");
+        apply(handlers, kicked);
+        EventEnvelope other = envelope("SomethingNew", "{}");
+        apply(handlers, other);
+
+        assertThat(calls).containsExactly("model sees BotKicked", "model learns kicked 123456789012345678",
+                "consumer kicked 123456789012345678", "model sees SomethingNew");
+    }
+
+    @Test
+    void anEventOnlyAReadModelTakesStillReachesTheHandlerOfAnyOther() {
+        List<String> calls = new ArrayList<>();
+        EventHandlers handlers = EventHandlers.builder()
+                .feeding(feed -> feed.on(BotKicked.class, (event, envelope) -> {
+                    calls.add("model");
+                    return Uni.createFrom().voidItem();
+                }))
+                .onAnyOther((envelope, position) -> {
+                    calls.add("any " + envelope.eventType());
+                    return Uni.createFrom().voidItem();
+                })
+                .build();
+
+        EventEnvelope kicked = envelope("BotKicked", "{\"guild_id\":\"123456789012345678\"}");
+        apply(handlers, kicked);
+
+        assertThat(calls).containsExactly("model", "any BotKicked");
+    }
+
+    @Test
+    void aReadModelIsFedOnceByAConsumer() {
+        ReadModel readModel = feed -> feed.onEvery(envelope -> Uni.createFrom().voidItem());
+        assertThatThrownBy(() -> EventHandlers.builder().feeding(readModel).feeding(readModel))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -11,6 +11,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
+import dev.umbra.events.billing.SubscriptionStarted;
+import dev.umbra.events.licensing.LicenseDowngraded;
+import dev.umbra.events.licensing.LicenseGranted;
+import dev.umbra.events.licensing.LicenseSuspended;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
@@ -22,6 +26,7 @@ import io.quarkus.vertx.VertxContextSupport;
 import io.smallrye.reactive.messaging.kafka.KafkaClientService;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -138,6 +143,50 @@ class InboxIT {
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
             assertThat(deadLetteredAmong(deadLetters.seen(), Set.of(hangingId.toString(), behindId.toString()))).isEmpty();
         }
+    }
+
+    @Test
+    void theReadModelsLearnTheSameFromEventsOfOneAggregateAppliedAtOnce() {
+        List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+        List<UUID> eventIds = new ArrayList<>();
+        List<UUID> subscriptions = new ArrayList<>();
+        List<UUID> licenses = new ArrayList<>();
+        List<String> guilds = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            String guildId = guild("00");
+            UUID subscription = UUID.randomUUID();
+            UUID license = UUID.randomUUID();
+            guilds.add(guildId);
+            subscriptions.add(subscription);
+            licenses.add(license);
+            // the same mapping taught by two events on two partitions; a license's three events on three
+            SubscriptionStarted started = new SubscriptionStarted(subscription, guildId, "PRO", Instant.now());
+            records.add(ReadModelEvents.onPartition(0, started, id(eventIds), 1));
+            records.add(ReadModelEvents.onPartition(1, started, id(eventIds), 1));
+            records.add(ReadModelEvents.onPartition(0, new LicenseGranted(license, guildId, "PREMIUM"), id(eventIds), 1));
+            records.add(ReadModelEvents.onPartition(1, new LicenseDowngraded(license, "PREMIUM", "PRO"), id(eventIds), 2));
+            records.add(ReadModelEvents.onPartition(2, new LicenseSuspended(license, "payment_failed"), id(eventIds), 3));
+        }
+        KafkaProbe.produceAll(records);
+
+        await().atMost(PATIENCE).until(() -> ReadModelEvents.claims(DB, eventIds) == eventIds.size());
+        for (int i = 0; i < guilds.size(); i++) {
+            assertThat(ReadModelEvents.mappings(DB, "subscription", subscriptions.get(i).toString(), guilds.get(i))).isEqualTo(1);
+            assertThat(ReadModelEvents.mappings(DB, "license", licenses.get(i).toString(), guilds.get(i))).isEqualTo(1);
+            assertThat(ReadModelEvents.licensePlan(DB, licenses.get(i))).isEqualTo(guilds.get(i) + " PRO SUSPENDED");
+        }
+        for (String topic : List.of(Topics.of("license"), Topics.of("subscription"))) {
+            try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(topic))) {
+                assertThat(deadLetteredAmong(deadLetters.seen(), eventIds.stream().map(UUID::toString).collect(Collectors.toSet())))
+                        .isEmpty();
+            }
+        }
+    }
+
+    private static UUID id(List<UUID> eventIds) {
+        UUID id = UUID.randomUUID();
+        eventIds.add(id);
+        return id;
     }
 
     /** The group has settled: each of the channel's Kafka consumers reads one partition. */

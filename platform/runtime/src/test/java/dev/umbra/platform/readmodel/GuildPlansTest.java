@@ -1,4 +1,4 @@
-package dev.umbra.recovery.plan;
+package dev.umbra.platform.readmodel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

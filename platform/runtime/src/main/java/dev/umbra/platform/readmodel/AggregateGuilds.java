@@ -1,0 +1,66 @@
+package dev.umbra.platform.readmodel;
+
+import dev.umbra.events.EventEnvelope;
+import dev.umbra.platform.inbox.ReadModel;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.ZoneOffset;
+import java.util.Optional;
+
+/**
+ * Read model (table {@code aggregate_guild}): the guild of each aggregate that belongs to one guild (a
+ * license, a subscription, a restore job, …; {@link GuildOwnership}), learned from any event of the
+ * aggregate that names the guild (LicenseGranted, SubscriptionStarted, RestoreStarted, …). An
+ * aggregate's guild never changes, so the first one learned stays and events in any order, or learned by
+ * two transactions at once, leave the same row. A service keeps it by feeding it from the consumers of
+ * the topics whose aggregates it needs ({@code EventHandlers.builder().feeding(aggregateGuilds)}); it
+ * runs inside the caller's session.
+ */
+@ApplicationScoped
+public class AggregateGuilds implements ReadModel {
+
+    private static final String LEARN = "insert into aggregate_guild (aggregate_type, aggregate_id, guild_id, learned_at) "
+            + "values (?1, ?2, ?3, cast(?4 as timestamptz)) on conflict do nothing";
+    private static final String GUILD_OF = "select guild_id from aggregate_guild where aggregate_type = ?1 and aggregate_id = ?2";
+
+    private final Clock clock;
+
+    public AggregateGuilds(Clock clock) {
+        this.clock = clock;
+    }
+
+    @Override
+    public void learnFrom(Feed feed) {
+        feed.onEvery(this::learnFrom);
+    }
+
+    Uni<Void> learnFrom(EventEnvelope envelope) {
+        return GuildOwnership.guildTaughtBy(envelope.aggregateType(), envelope.aggregateId(), envelope.payload())
+                .map(guildId -> learn(envelope.aggregateType(), envelope.aggregateId(), guildId).replaceWithVoid())
+                .orElseGet(() -> Uni.createFrom().voidItem());
+    }
+
+    /**
+     * Remembers the aggregate's guild unless one is known already. True when this call taught it: the
+     * moment for whoever waited for it (audit's late attribution) to catch up, in the same transaction.
+     */
+    public Uni<Boolean> learn(String aggregateType, String aggregateId, String guildId) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(LEARN)
+                        .setParameter(1, aggregateType)
+                        .setParameter(2, aggregateId)
+                        .setParameter(3, guildId)
+                        .setParameter(4, clock.instant().atOffset(ZoneOffset.UTC))
+                        .executeUpdate())
+                .map(inserted -> inserted > 0);
+    }
+
+    public Uni<Optional<String>> guildOf(String aggregateType, String aggregateId) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(GUILD_OF, String.class)
+                        .setParameter(1, aggregateType)
+                        .setParameter(2, aggregateId)
+                        .getResultList())
+                .map(found -> found.stream().findFirst());
+    }
+}
