@@ -6,7 +6,9 @@ import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.Set;
@@ -54,6 +56,21 @@ final class ServiceConfiguration {
             }
         }
         return variables;
+    }
+
+    /** Settings whose value is read from a variable ({@code mp.jwt.verify.issuer=${UMBRA_JWT_ISSUER:}}): setting name as a variable, the variable. */
+    Map<String, String> readFromVariables(UmbraService service) {
+        Map<String, String> aliases = new LinkedHashMap<>();
+        for (Path file : propertyFiles(service)) {
+            Properties properties = load(file);
+            for (String key : properties.stringPropertyNames()) {
+                Matcher read = VARIABLE.matcher(properties.getProperty(key));
+                if (!key.startsWith("%") && read.find()) {
+                    aliases.put(environmentName(key), read.group(1));
+                }
+            }
+        }
+        return aliases;
     }
 
     /** The ports a service listens on: its API and its management interface. */
