@@ -49,9 +49,7 @@ final class ServiceConfiguration {
         }
         String sources = sources(root.resolve(service.module() + "/src/main")) + sources(root.resolve("platform/runtime/src/main"));
         for (String setting : devstackSettings()) {
-            String prefix = setting.substring(0, setting.indexOf('.', setting.indexOf('.') + 1) < 0 ? setting.length()
-                    : setting.indexOf('.', setting.indexOf('.') + 1));
-            if (setting.startsWith("quarkus.") || setting.startsWith("mp.") || setting.startsWith("kafka.") || sources.contains(prefix)) {
+            if (setting.startsWith("quarkus.") || setting.startsWith("mp.") || setting.startsWith("kafka.") || sources.contains(groupOf(setting))) {
                 variables.add(environmentName(setting));
             }
         }
@@ -90,6 +88,12 @@ final class ServiceConfiguration {
             throw new IllegalStateException("Devstack.serviceConfig no longer reads as expected: " + settings);
         }
         return settings;
+    }
+
+    /** The first two segments of a setting, its group ({@code umbra.discord} of {@code umbra.discord.bot-token}). */
+    private static String groupOf(String setting) {
+        String[] segments = setting.split("\\.");
+        return segments.length < 2 ? setting : segments[0] + "." + segments[1];
     }
 
     /** Quarkus reads {@code a.b-c} from the environment variable {@code A_B_C}. */
