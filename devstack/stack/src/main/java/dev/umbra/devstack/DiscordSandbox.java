@@ -60,11 +60,16 @@ public final class DiscordSandbox implements AutoCloseable {
     }
 
     static DiscordSandbox start() {
+        byte[] secret = new byte[24];
+        new SecureRandom().nextBytes(secret);
+        return start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), HexFormat.of().formatHex(secret));
+    }
+
+    /** A sandbox listening on {@code address} (port 0: a free one) that accepts {@code botToken}. */
+    public static DiscordSandbox start(InetSocketAddress address, String botToken) {
         try {
-            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-            byte[] secret = new byte[24];
-            new SecureRandom().nextBytes(secret);
-            DiscordSandbox sandbox = new DiscordSandbox(server, HexFormat.of().formatHex(secret));
+            HttpServer server = HttpServer.create(address, 0);
+            DiscordSandbox sandbox = new DiscordSandbox(server, botToken);
             server.createContext("/api/v10/", sandbox::handle);
             server.createContext("/sandbox/", sandbox::control);
             server.setExecutor(Executors.newCachedThreadPool(r -> {

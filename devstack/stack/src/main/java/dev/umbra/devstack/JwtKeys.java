@@ -34,7 +34,7 @@ public final class JwtKeys {
     private final KeyPair keyPair;
     private final Path publicKeyFile;
 
-    private JwtKeys(KeyPair keyPair, Path publicKeyFile) {
+    JwtKeys(KeyPair keyPair, Path publicKeyFile) {
         this.keyPair = keyPair;
         this.publicKeyFile = publicKeyFile;
     }
@@ -54,6 +54,10 @@ public final class JwtKeys {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    KeyPair keyPair() {
+        return keyPair;
     }
 
     public Path publicKeyFile() {

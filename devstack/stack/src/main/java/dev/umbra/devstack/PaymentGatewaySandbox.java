@@ -102,11 +102,11 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     private final List<Callback> callbacks = new CopyOnWriteArrayList<>();
     private final Faults faults = new Faults();
 
-    private PaymentGatewaySandbox(HttpServer server, String secretKey, String callbackSecret) {
+    private PaymentGatewaySandbox(HttpServer server, InetSocketAddress api, String secretKey, String callbackSecret) {
         this.server = server;
         this.secretKey = secretKey;
         this.callbackSecret = callbackSecret;
-        this.front = TcpFront.start(server.getAddress().getPort(), "payment-gateway-front");
+        this.front = TcpFront.start(api, server.getAddress().getPort(), "payment-gateway-front");
         this.later = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "payment-gateway-callbacks");
             thread.setDaemon(true);
@@ -115,9 +115,18 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     }
 
     static PaymentGatewaySandbox start() {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        return start(new InetSocketAddress(loopback, 0), new InetSocketAddress(loopback, 0), "test_sk_" + randomHex(16), randomHex(32));
+    }
+
+    /**
+     * A sandbox whose API (with its faulty front) listens on {@code api} and whose controls, the same
+     * server without the front, on {@code control}; port 0 takes a free one.
+     */
+    public static PaymentGatewaySandbox start(InetSocketAddress api, InetSocketAddress control, String secretKey, String callbackSecret) {
         try {
-            HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-            PaymentGatewaySandbox sandbox = new PaymentGatewaySandbox(server, "test_sk_" + randomHex(16), randomHex(32));
+            HttpServer server = HttpServer.create(control, 0);
+            PaymentGatewaySandbox sandbox = new PaymentGatewaySandbox(server, api, secretKey, callbackSecret);
             server.createContext("/v1/", sandbox::handle);
             server.createContext("/sandbox/", sandbox::control);
             server.setExecutor(Executors.newCachedThreadPool(r -> {

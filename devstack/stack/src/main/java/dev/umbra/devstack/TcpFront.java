@@ -26,6 +26,7 @@ final class TcpFront implements AutoCloseable {
 
     private static final int FULL_BACKLOG = 1;
 
+    private final InetAddress address;
     private final int backendPort;
     private final int port;
     private final ExecutorService threads;
@@ -35,7 +36,8 @@ final class TcpFront implements AutoCloseable {
     private ServerSocket listener;
     private Mode mode;
 
-    private TcpFront(int backendPort, ServerSocket listener, ExecutorService threads) {
+    private TcpFront(InetAddress address, int backendPort, ServerSocket listener, ExecutorService threads) {
+        this.address = address;
         this.backendPort = backendPort;
         this.listener = listener;
         this.port = listener.getLocalPort();
@@ -43,12 +45,17 @@ final class TcpFront implements AutoCloseable {
     }
 
     static TcpFront start(int backendPort, String threadName) {
+        return start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), backendPort, threadName);
+    }
+
+    /** A front listening on {@code listen} (port 0: any free one), relaying to {@code backendPort} on the loopback interface. */
+    static TcpFront start(InetSocketAddress listen, int backendPort, String threadName) {
         ExecutorService threads = Executors.newCachedThreadPool(r -> {
             Thread thread = new Thread(r, threadName);
             thread.setDaemon(true);
             return thread;
         });
-        TcpFront front = new TcpFront(backendPort, bind(0, 50), threads);
+        TcpFront front = new TcpFront(listen.getAddress(), backendPort, bind(listen.getAddress(), listen.getPort(), 50), threads);
         front.mode = Mode.ACCEPT;
         front.acceptLoop(front.listener);
         return front;
@@ -70,13 +77,13 @@ final class TcpFront implements AutoCloseable {
         closeListener();
         switch (next) {
             case ACCEPT -> {
-                listener = bind(port, 50);
+                listener = bind(address, port, 50);
                 acceptLoop(listener);
             }
             case REFUSE -> cutAll();
             case DROP -> {
                 cutAll();
-                listener = bind(port, FULL_BACKLOG);
+                listener = bind(address, port, FULL_BACKLOG);
                 fillAcceptQueue();
             }
         }
@@ -138,7 +145,7 @@ final class TcpFront implements AutoCloseable {
         for (int i = 0; i < FULL_BACKLOG + 4; i++) {
             Socket filler = new Socket();
             try {
-                filler.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
+                filler.connect(new InetSocketAddress(address.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : address, port), 200);
                 fillers.add(filler);
             } catch (IOException e) {
                 closeQuietly(filler);
@@ -158,11 +165,11 @@ final class TcpFront implements AutoCloseable {
         fillers.clear();
     }
 
-    private static ServerSocket bind(int port, int backlog) {
+    private static ServerSocket bind(InetAddress address, int port, int backlog) {
         try {
             ServerSocket socket = new ServerSocket();
             socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), backlog);
+            socket.bind(new InetSocketAddress(address, port), backlog);
             return socket;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
