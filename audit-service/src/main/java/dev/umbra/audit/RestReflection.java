@@ -12,7 +12,10 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @RegisterForReflection(classNames = {
         "dev.umbra.audit.query.AuditEntry",
         "dev.umbra.audit.query.AuditEntry$Source",
-        "dev.umbra.audit.query.AuditPage"})
+        "dev.umbra.audit.query.AuditPage",
+        "dev.umbra.audit.replay.ReplayScope$Request",
+        "dev.umbra.audit.replay.ReplayStatus",
+        "dev.umbra.audit.replay.ReplayView"})
 final class RestReflection {
 
     private RestReflection() {
