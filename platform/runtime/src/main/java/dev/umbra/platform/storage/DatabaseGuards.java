@@ -56,8 +56,11 @@ public class DatabaseGuards {
 
     private void changed(CircuitBreakerState next) {
         CircuitBreakerState previous = state.getAndSet(next);
-        if (next == CircuitBreakerState.OPEN && previous != CircuitBreakerState.OPEN) {
+        if (next == CircuitBreakerState.OPEN && previous == CircuitBreakerState.CLOSED) {
             LOG.warn("database circuit opened: requests answer 503 until the database is back");
+        } else if (next == CircuitBreakerState.OPEN && previous == CircuitBreakerState.HALF_OPEN) {
+            // a trial call failed: the same outage goes on, already reported
+            LOG.debug("database circuit opened again: the database is still away");
         } else if (next == CircuitBreakerState.CLOSED && previous != CircuitBreakerState.CLOSED) {
             LOG.info("database circuit closed: the database is back");
         }
