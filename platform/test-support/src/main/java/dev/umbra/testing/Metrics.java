@@ -39,9 +39,13 @@ public final class Metrics {
             if (line.startsWith("#") || !(line.startsWith(name + "{") || line.startsWith(name + " "))) {
                 continue;
             }
-            String series = line.substring(0, line.lastIndexOf(' '));
+            // series, value, then perhaps a timestamp and an exemplar ("# {trace_id=…} 1.0 1700000000.0")
+            int labelsEnd = line.indexOf('}');
+            int valueStart = line.indexOf(' ', labelsEnd < 0 ? 0 : labelsEnd) + 1;
+            int valueEnd = line.indexOf(' ', valueStart);
+            String series = line.substring(0, valueStart - 1);
             if (Arrays.stream(labels).allMatch(series::contains)) {
-                double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                double value = Double.parseDouble(valueEnd < 0 ? line.substring(valueStart) : line.substring(valueStart, valueEnd));
                 sum = Double.isNaN(sum) ? value : sum + value;
             }
         }
