@@ -55,9 +55,11 @@ class WalkingSkeletonIT {
     }
 
     @Test
-    void installingTheBotGivesTheGuildAFreeLicense() {
+    void installingTheBotGivesTheGuildAFreeLicenseInOneTrace() {
         String guildId = Snowflakes.random();
+        String traceId = "4bf92f3577b34da6a3ce929d" + guildId.substring(guildId.length() - 8);
         given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
                 .body("{\"installerUserId\":\"223456789012345678\"}")
                 .when().post("/guilds/{id}/installation", guildId)
                 .then().statusCode(201);
@@ -71,6 +73,8 @@ class WalkingSkeletonIT {
             ConsumerRecord<String, byte[]> granted = licenses.awaitRecord(
                     r -> KafkaProbe.value(r).contains("\"guild_id\": \"" + guildId + "\""), TIMEOUT);
             assertThat(KafkaProbe.header(granted, EventHeaders.EVENT_TYPE)).isEqualTo("LicenseGranted");
+            // the caller's trace went on in guild-service's request, its BotInstalled, licensing's consumer and its LicenseGranted
+            assertThat(KafkaProbe.header(granted, EventHeaders.TRACE_PARENT)).startsWith("00-" + traceId + "-");
         }
     }
 

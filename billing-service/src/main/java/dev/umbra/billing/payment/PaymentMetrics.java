@@ -1,5 +1,6 @@
 package dev.umbra.billing.payment;
 
+import dev.umbra.billing.gateway.ChargeOutcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,17 +30,53 @@ public class PaymentMetrics {
         Gauge.builder("umbra.billing.payments.oldest.in.progress", this, PaymentMetrics::oldestInProgressSeconds)
                 .description("How long the oldest payment still IN_PROGRESS has waited for its result (0: none); read by every reconciliation run")
                 .baseUnit("seconds").register(registry);
+        // from zero: an alert's increase() over a series born with its first settlement would miss that one
+        for (PaymentSettlement.Result result : PaymentSettlement.Result.values()) {
+            for (PaymentSettlement.Source source : PaymentSettlement.Source.values()) {
+                if (result.changedPayment()) {
+                    settledCounter(result, source);
+                }
+            }
+        }
     }
 
     void settled(PaymentSettlement.Result result, PaymentSettlement.Source source) {
         if (result.changedPayment()) {
-            Counter.builder("umbra.billing.payments.settled").description("Payments settled, by outcome and by who settled them")
-                    .tags("outcome", tag(result), "source", tag(source)).register(registry).increment();
+            settledCounter(result, source).increment();
         } else {
             Counter.builder("umbra.billing.payment.reports.skipped")
                     .description("Gateway reports that changed no payment, by reason (already settled, lost the optimistic race, still pending…)")
                     .tags("reason", tag(result), "source", tag(source)).register(registry).increment();
         }
+    }
+
+    /**
+     * {@code umbra_billing_payment_attempts_total{outcome}}: what the gateway's answer to each charge
+     * proves: succeeded, declined, pending (settled later by the callback or reconciliation),
+     * rejected (the request was refused), not_sent (surely never reached the gateway) or uncertain.
+     */
+    public void chargeAttempt(ChargeOutcome outcome) {
+        String tag;
+        if (outcome instanceof ChargeOutcome.Accepted accepted) {
+            tag = switch (accepted.status()) {
+                case "DONE" -> "succeeded";
+                case "ABORTED", "CANCELED" -> "declined";
+                default -> "pending";
+            };
+        } else if (outcome instanceof ChargeOutcome.Rejected) {
+            tag = "rejected";
+        } else if (outcome instanceof ChargeOutcome.SurelyNotArrived) {
+            tag = "not_sent";
+        } else {
+            tag = "uncertain";
+        }
+        Counter.builder("umbra.billing.payment.attempts").description("Charges sent to the payment gateway, by what its answer proves")
+                .tag("outcome", tag).register(registry).increment();
+    }
+
+    private Counter settledCounter(PaymentSettlement.Result result, PaymentSettlement.Source source) {
+        return Counter.builder("umbra.billing.payments.settled").description("Payments settled, by outcome and by who settled them")
+                .tags("outcome", tag(result), "source", tag(source)).register(registry);
     }
 
     /** A callback whose provider event id was already recorded. */

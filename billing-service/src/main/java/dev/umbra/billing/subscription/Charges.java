@@ -6,6 +6,7 @@ import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.ChargeRequest;
 import dev.umbra.billing.payment.Payment;
+import dev.umbra.billing.payment.PaymentMetrics;
 import dev.umbra.billing.payment.PaymentOutcomes;
 import dev.umbra.billing.payment.PaymentStatus;
 import dev.umbra.platform.storage.DatabaseGuard;
@@ -48,12 +49,15 @@ public class Charges {
     private final BillingKeyService billingKeys;
     private final PaymentOutcomes outcomes;
     private final Clock clock;
+    private final PaymentMetrics metrics;
 
-    public Charges(PaymentGatewayClient gateway, BillingKeyService billingKeys, PaymentOutcomes outcomes, Clock clock) {
+    public Charges(PaymentGatewayClient gateway, BillingKeyService billingKeys, PaymentOutcomes outcomes, Clock clock,
+            PaymentMetrics metrics) {
         this.gateway = gateway;
         this.billingKeys = billingKeys;
         this.outcomes = outcomes;
         this.clock = clock;
+        this.metrics = metrics;
     }
 
     /**
@@ -79,6 +83,7 @@ public class Charges {
      */
     Uni<Settled> send(Prepared prepared, WhenNotSent whenNotSent) {
         return gateway.charge(prepared.request())
+                .invoke(metrics::chargeAttempt)
                 .chain(outcome -> Uni.createFrom().deferred(() -> settle(prepared, outcome, whenNotSent))
                         // the gateway's callback settles the same payment at the same moment; both lock the payment row
                         // first, so the later one waits and finds it settled; a transaction the server rolled back runs again

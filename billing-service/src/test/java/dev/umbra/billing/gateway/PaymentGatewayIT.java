@@ -13,6 +13,7 @@ import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.Metrics;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -144,6 +145,11 @@ class PaymentGatewayIT {
             assertThat(circuits.currentState(GatewayGuards.PAYMENT))
                     .isEqualTo(failure < 3 ? CircuitBreakerState.CLOSED : CircuitBreakerState.OPEN);
         }
+
+        // what the dashboard's circuit panel and the "circuit open" alert read
+        Metrics open = Metrics.scrape();
+        assertThat(open.sum("ft_circuitbreaker_state_current", "method=\"pg-payment\"", "state=\"open\"")).isEqualTo(1.0);
+        assertThat(open.sum("ft_circuitbreaker_opened_total", "method=\"pg-payment\"")).isGreaterThanOrEqualTo(1.0);
 
         long callsBefore = gateway.received().size();
         List<ChargeOutcome> whileOpen = IntStream.range(0, 5).mapToObj(i -> charge(newOrder())).toList();

@@ -56,8 +56,9 @@ class ScheduledReconciliationIT extends SandboxCallingBack {
         assertThat(outcomes(paid.subscriptionId())).isEqualTo(1);
         assertThat(outcomes(declined.subscriptionId())).isEqualTo(1);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> given().get(metrics).then().statusCode(200)
-                .body(containsString("umbra_billing_payments_settled_total{outcome=\"succeeded\",source=\"reconciliation\"}"))
-                .body(containsString("umbra_billing_payments_settled_total{outcome=\"failed\",source=\"reconciliation\"}"))
+                // the settled series exist from zero: the two settlements must have counted
+                .body(matchesPattern("(?s).*umbra_billing_payments_settled_total\\{outcome=\"succeeded\",source=\"reconciliation\"} [1-9].*"))
+                .body(matchesPattern("(?s).*umbra_billing_payments_settled_total\\{outcome=\"failed\",source=\"reconciliation\"} [1-9].*"))
                 .body(matchesPattern("(?s).*umbra_billing_reconciliation_runs_total\\{result=\"completed\"} [1-9].*"))
                 .body(containsString("umbra_billing_payments_oldest_in_progress_seconds "))
                 .body(containsString("umbra_work_queue_outcomes_total{outcome=\"deferred\",queue=\"payment-reconciliation\"}")));

@@ -24,6 +24,7 @@ import dev.umbra.events.Topics;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Metrics;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.quarkus.hibernate.reactive.panache.Panache;
@@ -102,14 +103,20 @@ class SubscriptionsIT extends PayingUserTest {
     @Test
     void aDeclinedFirstChargeIsA402AndLeavesNoLiveSubscription() {
         String guild = Snowflakes.random();
+        double declinedBefore = Metrics.scrape().sum("umbra_billing_payment_attempts_total", "outcome=\"declined\"");
+        double succeededBefore = Metrics.scrape().sum("umbra_billing_payment_attempts_total", "outcome=\"succeeded\"");
         gateway.decline(1);
         subscribe(user, guild, "PRO", key).then().statusCode(402).contentType("application/problem+json");
+        assertThat(Metrics.scrape().sum("umbra_billing_payment_attempts_total", "outcome=\"declined\""))
+                .isGreaterThanOrEqualTo((Double.isNaN(declinedBefore) ? 0 : declinedBefore) + 1);
 
         assertThat(DB.text("select status from subscription where guild_id = ?", guild)).isEqualTo("CANCELED");
         assertThat(DB.text("select p.status from payment p join subscription s on s.id = p.subscription_id where s.guild_id = ?", guild))
                 .isEqualTo("FAILED");
         // the guild may subscribe again, and only that subscription is ever announced
         UUID again = UUID.fromString(subscribe(user, guild, "PRO", key).then().statusCode(201).extract().path("id"));
+        assertThat(Metrics.scrape().sum("umbra_billing_payment_attempts_total", "outcome=\"succeeded\""))
+                .isGreaterThanOrEqualTo((Double.isNaN(succeededBefore) ? 0 : succeededBefore) + 1);
         UUID canceled = UUID.fromString(DB.text("select id::text from subscription where guild_id = ? and status = 'CANCELED'", guild));
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> !ofAggregate(topic, again.toString()).isEmpty());

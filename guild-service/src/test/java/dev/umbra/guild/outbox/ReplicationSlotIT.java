@@ -11,6 +11,7 @@ import dev.umbra.events.Topics;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Metrics;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
@@ -44,6 +45,7 @@ class ReplicationSlotIT {
     void eventsCommittedBeforeTheConnectorExistsStillReachKafka() {
         assertThat(DB.count("select count(*) from pg_replication_slots where slot_name = ? and not active", SLOT))
                 .as("the migration made the slot and nothing reads it yet").isOne();
+        double writtenBefore = Metrics.scrape().sum("umbra_outbox_events_total", "event_type=\"BotInstalled\"");
         String[] guilds = {Snowflakes.random(), Snowflakes.random(), Snowflakes.random()};
         for (String guildId : guilds) {
             given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
@@ -52,6 +54,11 @@ class ReplicationSlotIT {
                     .then().statusCode(201);
         }
         assertThat(DB.count("select count(*) from outbox_event")).as("the rows live only in the WAL").isZero();
+        assertThat(Metrics.scrape().sum("umbra_outbox_events_total", "event_type=\"BotInstalled\""))
+                .isEqualTo((Double.isNaN(writtenBefore) ? 0 : writtenBefore) + guilds.length);
+        Awaitility.await().atMost(TIMEOUT).untilAsserted(() -> assertThat(
+                Metrics.scrape().sum("umbra_replication_slot_retained_wal_bytes", "slot=\"" + SLOT + "\""))
+                .as("a slot nobody reads keeps the WAL of the rows just written").isPositive());
 
         Devstack.shared().streamOutbox("guild", DATABASE);
 

@@ -25,10 +25,15 @@ import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.data.SpanData;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -49,6 +54,9 @@ class LicenseFlowsIT {
     private static final Instant T = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     private static final Instant PERIOD_END = T.plus(Duration.ofDays(30));
     private static final Instant RENEWED_END = T.plus(Duration.ofDays(60));
+
+    @Inject
+    InMemorySpanExporter spans;
 
     record Timed(DomainEvent event, Instant occurredAt) {
     }
@@ -147,6 +155,42 @@ class LicenseFlowsIT {
                 .then().statusCode(404).contentType("application/problem+json");
         given().auth().oauth2(Tokens.user("someone")).when().get("/guilds/{id}/entitlements", guildId)
                 .then().statusCode(403);
+    }
+
+    @Test
+    void theTraceOfAGuildEventGoesOnInTheConsumerAndInTheLicenseEventItPublishes() {
+        String traceId = hex(32);
+        String guildServiceSpan = hex(16);
+        String guildId = Snowflakes.random();
+        // BotInstalled as guild-service's outbox publishes it from inside a sampled request
+        UUID installed = OutboxRecords.publish(new BotInstalled(guildId, "223456789012345678"), T,
+                "00-" + traceId + "-" + guildServiceSpan + "-01");
+        awaitProcessed(List.of(installed));
+        String licenseId = license(guildId).getString("licenseId");
+
+        String granted;
+        try (KafkaProbe licenses = KafkaProbe.read(Topics.of(Aggregates.LICENSE))) {
+            granted = KafkaProbe.header(licenses.awaitRecord(r -> licenseId.equals(r.key())
+                    && "LicenseGranted".equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)), TIMEOUT), EventHeaders.TRACE_PARENT);
+        }
+        assertThat(granted).as("the license event's traceparent").matches("00-" + traceId + "-[0-9a-f]{16}-01");
+
+        SpanData consumed = await().atMost(TIMEOUT).until(() -> spans.getFinishedSpanItems().stream()
+                .filter(span -> span.getTraceId().equals(traceId) && span.getKind() == SpanKind.CONSUMER
+                        && installed.toString().equals(span.getAttributes().get(AttributeKey.stringKey("messaging.message.id"))))
+                .findFirst(), java.util.Optional::isPresent).orElseThrow();
+        assertThat(consumed.getParentSpanId()).as("the consumer's span is the child of guild-service's").isEqualTo(guildServiceSpan);
+        assertThat(consumed.getParentSpanContext().isRemote()).isTrue();
+        assertThat(granted.split("-")[2]).as("the license event was published inside the consumer's span").isEqualTo(consumed.getSpanId());
+    }
+
+    private static String hex(int digits) {
+        StringBuilder hex = new StringBuilder();
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        while (hex.length() < digits) {
+            hex.append(Integer.toHexString(random.nextInt(16)));
+        }
+        return hex.toString();
     }
 
     private static List<Timed> flow3GuildEvents(String guildId) {

@@ -19,7 +19,7 @@ public final class LogLines {
 
     /** The loggers whose warnings are ours to answer for. */
     private static final List<String> GUARDED = List.of("dev.umbra", "org.hibernate", "io.vertx", "io.smallrye",
-            "org.apache.kafka", "io.quarkus");
+            "org.apache.kafka", "io.quarkus", "io.opentelemetry");
 
     /**
      * Lines every run may print. Each is a known, harmless report of a library, not of our code.
@@ -38,7 +38,8 @@ public final class LogLines {
             // Platform migrations run out of order on purpose (platform README, "migrations"); Flyway says so at every start.
             new Expectation("org.flywaydb.core.internal.command.DbMigrate", "WARN", "outOfOrder mode is active"));
 
-    private static final Pattern LINE = Pattern.compile("^\\S+ (WARN|ERROR) +\\[([^\\]]+)\\] (.*)$");
+    // Libraries that log through java.util.logging (the OpenTelemetry exporter) print its level names, WARNING and SEVERE.
+    private static final Pattern LINE = Pattern.compile("^\\S+ (WARN|WARNING|ERROR|SEVERE) +\\[([^\\]]+)\\] (.*)$");
 
     public record Line(String level, String category, String text) {
         @Override
@@ -74,7 +75,7 @@ public final class LogLines {
             if (!match.matches()) {
                 continue;
             }
-            Line line = new Line(match.group(1), match.group(2), match.group(3));
+            Line line = new Line(level(match.group(1)), match.group(2), match.group(3));
             boolean guarded = GUARDED.stream().anyMatch(line.category()::startsWith);
             boolean known = ALWAYS.stream().anyMatch(e -> e.matches(line)) || expected.stream().anyMatch(e -> e.matches(line));
             if (guarded && !known) {
@@ -82,6 +83,14 @@ public final class LogLines {
             }
         }
         return unexpected;
+    }
+
+    private static String level(String printed) {
+        return switch (printed) {
+            case "WARNING" -> "WARN";
+            case "SEVERE" -> "ERROR";
+            default -> printed;
+        };
     }
 
     private static List<String> linesSince(Path log, long mark) {

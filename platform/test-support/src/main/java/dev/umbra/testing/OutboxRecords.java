@@ -28,6 +28,17 @@ public final class OutboxRecords {
                 headers(entry.eventType(), entry.aggregateType(), eventId, occurredAt));
     }
 
+    /** As a producing service's outbox would publish it from inside a trace: with the span's {@code traceparent} header. */
+    public static UUID publish(DomainEvent event, Instant occurredAt, String traceParent) {
+        UUID eventId = UUID.randomUUID();
+        EventCatalog.Entry entry = EventCatalog.entryOf(event.getClass());
+        Map<String, String> headers = new java.util.HashMap<>(headers(entry.eventType(), entry.aggregateType(), eventId, occurredAt));
+        headers.put(EventHeaders.TRACE_PARENT, traceParent);
+        KafkaProbe.produce(Topics.of(entry.aggregateType()), event.aggregateId(), EventCodec.toJson(event).getBytes(StandardCharsets.UTF_8),
+                headers);
+        return eventId;
+    }
+
     /** Produces many events at once (one producer), as Debezium would; returns their event ids in order. */
     public static java.util.List<UUID> publishAll(java.util.List<? extends DomainEvent> events, Instant occurredAt) {
         java.util.List<UUID> ids = new java.util.ArrayList<>();

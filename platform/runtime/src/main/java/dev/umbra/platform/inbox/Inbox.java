@@ -5,6 +5,11 @@ import dev.umbra.events.EventEnvelope;
 import dev.umbra.platform.inbox.InboxMetrics.Outcome;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.trace.TraceContext;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Scope;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordBatchMetadata;
@@ -72,13 +77,15 @@ public class Inbox {
     private final InboxMetrics metrics;
     private final Clock clock;
     private final InboxConfig config;
+    private final Tracer tracer;
     private final Map<String, Long> lastWaitingWarning = new ConcurrentHashMap<>();
 
-    public Inbox(DeadLetters deadLetters, InboxMetrics metrics, Clock clock, InboxConfig config) {
+    public Inbox(DeadLetters deadLetters, InboxMetrics metrics, Clock clock, InboxConfig config, Tracer tracer) {
         this.deadLetters = deadLetters;
         this.metrics = metrics;
         this.clock = clock;
         this.config = config;
+        this.tracer = tracer;
     }
 
     /** Applies a batch of records (a channel with {@code batch=true}) and acks it once all of it is done. */
@@ -278,8 +285,18 @@ public class Inbox {
                 if (claimed.remove(item.envelope().eventId())) {
                     applied.add(item);
                     int index = i;
-                    TraceContext.set(item.envelope().traceContext());
+                    Span span = startSpan(item);
+                    // current on this partition's own context until the handler is done: the events its
+                    // handler publishes carry this span, so the trace goes on to their consumers
+                    Scope scope = span.makeCurrent();
                     return Uni.createFrom().deferred(() -> item.route().apply(item.event(), item.envelope(), item.recordPosition()))
+                            .onTermination().invoke((ignored, failure, cancelled) -> {
+                                if (failure != null || cancelled) {
+                                    span.setStatus(StatusCode.ERROR, cancelled ? "timed out" : failure.toString());
+                                }
+                                scope.close();
+                                span.end();
+                            })
                             .ifNoItem().after(config.attemptTimeout())
                             .failWith(() -> new HandlerTimeoutException(item, config.attemptTimeout()))
                             // the timeout fires on a timer thread, and a handler may finish on a thread of its
@@ -290,6 +307,20 @@ public class Inbox {
                 }
             }
             return Uni.createFrom().voidItem();
+        }
+
+        /** A consumer span, child of the span that published the event (its traceparent header), if any. */
+        private Span startSpan(Item item) {
+            EventEnvelope envelope = item.envelope();
+            return tracer.spanBuilder(item.record().topic() + " process")
+                    .setParent(TraceContext.parentOf(envelope.traceContext()))
+                    .setSpanKind(SpanKind.CONSUMER)
+                    .setAttribute("messaging.system", "kafka")
+                    .setAttribute("messaging.destination.name", item.record().topic())
+                    .setAttribute("messaging.consumer.group.name", consumer)
+                    .setAttribute("messaging.message.id", envelope.eventId().toString())
+                    .setAttribute("umbra.event_type", envelope.eventType())
+                    .startSpan();
         }
 
         /** Claims the items' events in one statement; the ids it returns are the ones not seen before. */

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@code umbra_inbox_events_total{consumer,event_type,outcome}} (processed, duplicate, ignored,
@@ -20,12 +22,14 @@ import java.time.Instant;
 public class InboxMetrics {
 
     private final MeterRegistry registry;
+    private final Set<String> started = ConcurrentHashMap.newKeySet();
 
     public InboxMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
 
     void outcome(String consumer, String eventType, Outcome outcome) {
+        startFailuresAtZero(consumer, known(eventType));
         Counter.builder("umbra.inbox.events")
                 .description("Events a consumer has seen, by outcome")
                 .tags("consumer", consumer, "event_type", known(eventType), "outcome", outcome.tag())
@@ -34,11 +38,26 @@ public class InboxMetrics {
     }
 
     void failedAttempt(String consumer, String eventType, Fault fault) {
-        Counter.builder("umbra.inbox.failures")
+        failures(consumer, known(eventType), fault).increment();
+    }
+
+    /**
+     * A consumer's failure series exist from its first event on, at zero: a rate or an increase over a
+     * series that appears with its first failure misses that failure, and an alert on it sees nothing.
+     */
+    private void startFailuresAtZero(String consumer, String eventType) {
+        if (started.add(consumer + '/' + eventType)) {
+            for (Fault fault : Fault.values()) {
+                failures(consumer, eventType, fault);
+            }
+        }
+    }
+
+    private Counter failures(String consumer, String eventType, Fault fault) {
+        return Counter.builder("umbra.inbox.failures")
                 .description("Attempts to apply an event that failed")
-                .tags("consumer", consumer, "event_type", known(eventType), "fault", fault.tag())
-                .register(registry)
-                .increment();
+                .tags("consumer", consumer, "event_type", eventType, "fault", fault.tag())
+                .register(registry);
     }
 
     void lag(String consumer, Instant recordedAt, Instant processedAt) {

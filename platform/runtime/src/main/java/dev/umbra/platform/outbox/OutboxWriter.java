@@ -3,6 +3,8 @@ package dev.umbra.platform.outbox;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.platform.trace.TraceContext;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -43,9 +45,11 @@ public class OutboxWriter {
     private static final String DELETE = "delete from outbox_event where id = :id";
 
     private final Clock clock;
+    private final MeterRegistry registry;
 
-    public OutboxWriter(Clock clock) {
+    public OutboxWriter(Clock clock, MeterRegistry registry) {
         this.clock = clock;
+        this.registry = registry;
     }
 
     public Uni<EventEnvelope> publish(DomainEvent event) {
@@ -83,7 +87,7 @@ public class OutboxWriter {
                 .chain(ignored -> Panache.getSession());
     }
 
-    private static Uni<EventEnvelope> write(Mutiny.Session session, EventEnvelope envelope) {
+    private Uni<EventEnvelope> write(Mutiny.Session session, EventEnvelope envelope) {
         return session.createNativeQuery(INSERT, Long.class)
                 .setParameter("id", envelope.eventId())
                 .setParameter("aggregateType", envelope.aggregateType())
@@ -95,6 +99,16 @@ public class OutboxWriter {
                 .setParameter("traceContext", envelope.traceContext())
                 .getSingleResult()
                 .call(() -> session.createNativeQuery(DELETE).setParameter("id", envelope.eventId()).executeUpdate())
+                .invoke(() -> written(envelope.eventType()))
                 .map(envelope::withSequence);
+    }
+
+    /** {@code umbra_outbox_events_total{event_type}}; a transaction that rolls back afterwards has counted its rows too. */
+    private void written(String eventType) {
+        Counter.builder("umbra.outbox.events")
+                .description("Events written to the outbox, by type (rows of transactions that later rolled back included)")
+                .tag("event_type", eventType)
+                .register(registry)
+                .increment();
     }
 }

@@ -19,6 +19,7 @@ import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Metrics;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -187,6 +188,40 @@ class InboxIT {
         UUID id = UUID.randomUUID();
         eventIds.add(id);
         return id;
+    }
+
+    @Test
+    void metricsCountWhatTheInboxDidAndMeasureTheLagAndTheSlotsRetainedWal() {
+        Metrics before = Metrics.scrape();
+        String good = guildOnPartition(0, "00");
+        UUID goodId = UUID.randomUUID();
+        UUID rejectedId = UUID.randomUUID();
+        KafkaProbe.produceAll(List.of(installed(good, goodId), installed(good, goodId),
+                installed(guildOnPartition(0, "99"), rejectedId)));
+        List<UUID> markers = markEveryPartition();
+        await().atMost(PATIENCE).until(() -> applications(DB, markers) == markers.size());
+
+        await().atMost(PATIENCE).untilAsserted(() -> {
+            Metrics after = Metrics.scrape();
+            String consumer = "consumer=\"" + TestConsumer.NAME + "\"";
+            assertThat(after.sum("umbra_inbox_events_total", consumer, "outcome=\"processed\""))
+                    .isGreaterThanOrEqualTo(orZero(before.sum("umbra_inbox_events_total", consumer, "outcome=\"processed\"")) + 4);
+            assertThat(after.sum("umbra_inbox_events_total", consumer, "outcome=\"duplicate\""))
+                    .isGreaterThanOrEqualTo(orZero(before.sum("umbra_inbox_events_total", consumer, "outcome=\"duplicate\"")) + 1);
+            assertThat(after.sum("umbra_inbox_events_total", consumer, "outcome=\"dead_lettered\""))
+                    .isGreaterThanOrEqualTo(orZero(before.sum("umbra_inbox_events_total", consumer, "outcome=\"dead_lettered\"")) + 1);
+            assertThat(after.sum("umbra_inbox_failures_total", consumer, "fault=\"deterministic\""))
+                    .isGreaterThanOrEqualTo(orZero(before.sum("umbra_inbox_failures_total", consumer, "fault=\"deterministic\"")) + 1);
+            assertThat(after.sum("umbra_inbox_lag_seconds_count", consumer))
+                    .isGreaterThanOrEqualTo(orZero(before.sum("umbra_inbox_lag_seconds_count", consumer)) + 4);
+            assertThat(after.sum("umbra_inbox_lag_seconds_bucket", consumer, "le=\"+Inf\"")).isPositive();
+            // nothing streams this database's slot in these tests: it keeps all the WAL written since the migration
+            assertThat(after.sum("umbra_replication_slot_retained_wal_bytes", "slot=\"inbox_test_outbox\"")).isPositive();
+        });
+    }
+
+    private static double orZero(double value) {
+        return Double.isNaN(value) ? 0 : value;
     }
 
     /** The group has settled: each of the channel's Kafka consumers reads one partition. */
