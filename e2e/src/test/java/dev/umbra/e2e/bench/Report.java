@@ -53,10 +53,10 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
         md.append(f("### Write path (%d connections, closed loop, %d s after 3 s warm-up; pgbench the same statements, %d clients, %d s)%n%n",
                 write.connections(), write.seconds(), write.pgbenchClients(), write.seconds()));
         md.append("| | throughput | p50 | p99 | max | errors | load avg |\n|---|---|---|---|---|---|---|\n");
-        md.append(f("| POST /guilds/{id}/installation (201s, the whole chain consuming) | %.0f/s | %s | %s | %s | %d | %s |%n",
+        md.append(f("| POST /guilds/{id}/installation (201s; licensing and audit stopped, guild and Debezium running) | %.0f/s | %s | %s | %s | %d | %s |%n",
                 write.installsPerSecond(), ms(write.http().millis(50)), ms(write.http().millis(99)), ms(write.http().maxMillis()),
                 write.http().errors(), load("write")));
-        md.append(f("| pgbench `-M prepared -c %d`, one install's statements | %.0f tps | | | | | |%n", write.pgbenchClients(),
+        md.append(f("| pgbench `-M prepared -c %d`, one install's statements, in a copy of the guild tables on the same server | %.0f tps | | | | | |%n", write.pgbenchClients(),
                 write.pgbenchTps()));
         md.append(f("| ratio | **%.0f %%** | | | | | |%n%n", write.ratio() * 100));
 
@@ -70,7 +70,7 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
                 ms(reads.sql().maxMillis()), reads.sql().errors()));
         md.append("![entitlement reads](bench/entitlement-reads.svg)\n\n");
 
-        md.append(f("### Backlog drain (%,d BotInstalled produced to umbra.guild while licensing and audit were stopped)%n%n",
+        md.append(f("### Backlog drain (the write path's installs plus %,d BotInstalled produced to umbra.guild, licensing and audit stopped)%n%n",
                 settings.drainEvents()));
         md.append("| consumer | backlog at launch | launch → lag 0 | first commit → lag 0 | events/s | load avg |\n|---|---|---|---|---|---|\n");
         for (Drain.Result d : drains) {
