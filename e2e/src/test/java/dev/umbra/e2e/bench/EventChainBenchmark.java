@@ -47,6 +47,11 @@ class EventChainBenchmark {
     record Result(int rate, double achievedRate, int measured, int missing, Latencies http, Latencies toBotInstalled,
                   Latencies toLicenseGranted, Latencies recordedToProcessed, Duration catchUp) {
 
+        /** The system kept up: the driver kept the rate, every license came, the last within 5 s of the last request. */
+        boolean held() {
+            return achievedRate >= rate * 0.95 && missing == 0 && catchUp.toSeconds() < 5;
+        }
+
         String report() {
             return String.format("""
                     event chain at %d/s (achieved %.0f/s): %d installs measured, %d without LicenseGranted, last license %d ms after the last request

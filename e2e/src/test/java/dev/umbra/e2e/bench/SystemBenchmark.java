@@ -41,12 +41,15 @@ class SystemBenchmark {
     private final int chainSeconds = Integer.getInteger("bench.chain-seconds", 15);
     private final int chainWarmup = Integer.getInteger("bench.chain-warmup", 3);
     private final int drainEvents = Integer.getInteger("bench.drain-events", 20_000);
-    private final int drainPatience = Integer.getInteger("bench.drain-patience", 180);
+    private final int drainPatience = Integer.getInteger("bench.drain-patience", 90);
     private final int writeConnections = 16;
     private final int writeSeconds = Integer.getInteger("bench.write-seconds", 15);
     private final int pgbenchClients = 4;
     private final int readRate = Integer.getInteger("bench.read-rate", 2000);
     private final int readSeconds = Integer.getInteger("bench.read-seconds", 20);
+
+    /** Rates not run because a lower one already did not hold (a higher one would only queue for minutes). */
+    private final List<Integer> skippedRates = new ArrayList<>();
 
     /** The 1-minute load average when each part began and ended. */
     private final Map<String, double[]> loads = new LinkedHashMap<>();
@@ -71,6 +74,10 @@ class SystemBenchmark {
 
             List<EventChainBenchmark.Result> chain = new ArrayList<>();
             for (int rate : rates) {
+                if (!chain.isEmpty() && !chain.get(chain.size() - 1).held()) {
+                    skippedRates.add(rate);
+                    continue;
+                }
                 begin("chain " + rate);
                 chain.add(EventChainBenchmark.measure(stack, system, rate, chainSeconds, chainWarmup));
                 end("chain " + rate);
@@ -194,6 +201,10 @@ class SystemBenchmark {
 
     int[] rates() {
         return rates;
+    }
+
+    List<Integer> skippedRates() {
+        return skippedRates;
     }
 
     int chainSeconds() {
