@@ -1,5 +1,7 @@
 package dev.umbra.e2e.bench;
 
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
@@ -10,6 +12,7 @@ final class Latencies {
 
     private final Histogram histogram = new Histogram(HIGHEST_MICROS, 3);
     private long errors;
+    private final Map<String, Long> errorsByCause = new TreeMap<>();
 
     void recordNanos(long nanos) {
         histogram.recordValue(Math.min(HIGHEST_MICROS, Math.max(0, nanos / 1000)));
@@ -21,6 +24,18 @@ final class Latencies {
 
     void error() {
         errors++;
+    }
+
+    /** A failure with what it was (an HTTP status, an exception's class), so the report says what failed. */
+    void error(String cause) {
+        errors++;
+        errorsByCause.merge(cause, 1L, Long::sum);
+    }
+
+    /** "503 × 12, timeout × 3", or "" without failures. */
+    String errorCauses() {
+        return errorsByCause.entrySet().stream().map(e -> e.getKey() + " × " + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 
     long count() {

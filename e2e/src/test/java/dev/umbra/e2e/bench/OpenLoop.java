@@ -64,7 +64,7 @@ final class OpenLoop {
                         if (result.succeeded() && result.result() == call.expectedStatus()) {
                             latencies.recordNanos(latency);
                         } else {
-                            latencies.error();
+                            latencies.error(result.succeeded() ? "HTTP " + result.result() : result.cause().getClass().getSimpleName());
                         }
                     }
                     done.countDown();

@@ -46,6 +46,9 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
             row(md, "", "request → LicenseGranted on Kafka", r.toLicenseGranted(), "");
             row(md, "", "recorded_at → processed_at (licensing inbox)", r.recordedToProcessed(), "");
             md.append(f("| | last LicenseGranted after the last request | %d ms | | | | | |%n", r.catchUp().toMillis()));
+            if (r.http().errors() > 0) {
+                md.append(f("| | failed installs | %s | | | | | |%n", r.http().errorCauses()));
+            }
         }
         if (!settings.skippedRates().isEmpty()) {
             md.append(f("%nNot run: %s/s, because %d/s already did not hold (rate not kept, a license missing, or the last one more than 5 s late).%n",
@@ -60,6 +63,9 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
         md.append(f("| POST /guilds/{id}/installation (201s; licensing and audit stopped, guild and Debezium running) | %.0f/s | %s | %s | %s | %d | %s |%n",
                 write.installsPerSecond(), ms(write.http().millis(50)), ms(write.http().millis(99)), ms(write.http().maxMillis()),
                 write.http().errors(), load("write")));
+        if (write.http().errors() > 0) {
+            md.append(f("| failed installs | %s | | | | | |%n", write.http().errorCauses()));
+        }
         md.append(f("| pgbench `-M prepared -c %d`, one install's statements, in a copy of the guild tables on the same server | %.0f tps | | | | | |%n", write.pgbenchClients(),
                 write.pgbenchTps()));
         md.append(f("| ratio | **%.0f %%** | | | | | |%n%n", write.ratio() * 100));

@@ -38,15 +38,15 @@ class SystemBenchmark {
 
     private final int[] rates = Arrays.stream(System.getProperty("bench.rates", "100,500,1000").split(",")).mapToInt(Integer::parseInt)
             .toArray();
-    private final int chainSeconds = Integer.getInteger("bench.chain-seconds", 15);
+    private final int chainSeconds = Integer.getInteger("bench.chain-seconds", 10);
     private final int chainWarmup = Integer.getInteger("bench.chain-warmup", 3);
     private final int drainEvents = Integer.getInteger("bench.drain-events", 20_000);
-    private final int drainPatience = Integer.getInteger("bench.drain-patience", 90);
+    private final int drainPatience = Integer.getInteger("bench.drain-patience", 60);
     private final int writeConnections = 16;
-    private final int writeSeconds = Integer.getInteger("bench.write-seconds", 15);
+    private final int writeSeconds = Integer.getInteger("bench.write-seconds", 10);
     private final int pgbenchClients = 4;
     private final int readRate = Integer.getInteger("bench.read-rate", 2000);
-    private final int readSeconds = Integer.getInteger("bench.read-seconds", 20);
+    private final int readSeconds = Integer.getInteger("bench.read-seconds", 15);
 
     /** Rates not run because a lower one already did not hold (a higher one would only queue for minutes). */
     private final List<Integer> skippedRates = new ArrayList<>();
@@ -69,7 +69,8 @@ class SystemBenchmark {
             Duration allFiveStarted = Duration.ofNanos(System.nanoTime() - systemStart);
             Map<String, String> versions = Footprint.versions(stack, repoRoot);
             Map<String, String> postgres = Footprint.postgresSettings(stack);
-            Thread.sleep(5_000);
+            // the services just started together: let their JIT and start-up work settle before anything is measured
+            Thread.sleep(Integer.getInteger("bench.settle-seconds", 20) * 1000L);
             Map<String, Double> idle = Footprint.residentMiB(system);
 
             List<EventChainBenchmark.Result> chain = new ArrayList<>();

@@ -106,7 +106,7 @@ final class WritePath {
                     created.incrementAndGet();
                     latencies.recordNanos(answered - sent);
                 } else {
-                    latencies.error();
+                    latencies.error(result.succeeded() ? "HTTP " + result.result() : result.cause().getClass().getSimpleName());
                 }
             }
             next(http, token, measureFrom, end, created, latencies, stopped);
