@@ -6,116 +6,73 @@ import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
+import io.vertx.core.http.HttpMethod;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * Load driver, not a test: it asserts nothing about speed. Installs guilds at a fixed rate through
- * guild-service and measures, per guild, the HTTP call, the time until BotInstalled is on Kafka
- * (commit → Debezium → topic) and until licensing's LicenseGranted is on Kafka (the whole chain:
- * two services, two outboxes, two connectors). Run it with
- * {@code ./mvnw -pl e2e -am verify -Dit.test=EventChainBenchmark -Dsurefire.failIfNoSpecifiedTests=false -DfailIfNoTests=false}
- * ({@code -Dbench.rate=…} requests per second, {@code -Dbench.count=…}); the report is printed and
- * written to {@code e2e/target/benchmarks/event-chain.txt}.
+ * Load driver, not a test: it asserts nothing about speed. Installs guilds through guild-service,
+ * open loop at a fixed rate, and measures per guild, from when its request was due: the HTTP call,
+ * until BotInstalled is on Kafka (commit → Debezium → topic), until licensing's LicenseGranted is on
+ * Kafka (two services, two outboxes, two connectors); and, from licensing's inbox rows, from the
+ * event's capture (recorded_at, the Kafka timestamp) to the consumer's transaction (processed_at).
+ * Alone: {@code ./mvnw -pl e2e -am verify -Dit.test=EventChainBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false}
+ * ({@code -Dbench.rate}, {@code -Dbench.seconds}); {@code ./bench} runs it within the whole suite.
  */
 class EventChainBenchmark {
 
-    private static final Pattern GUILD_ID = Pattern.compile("\"guild_id\": \"(\\d+)\"");
+    private static final Pattern GUILD_ID = Pattern.compile("\"guild_id\": ?\"(\\d+)\"");
+
+    /** The figures of one rate; {@code catchUp} is how long after the last request the last LicenseGranted came. */
+    record Result(int rate, double achievedRate, int measured, int missing, Latencies http, Latencies toBotInstalled,
+                  Latencies toLicenseGranted, Latencies recordedToProcessed, Duration catchUp) {
+
+        /** The system kept up: the driver kept the rate, every license came, the last within 5 s of the last request. */
+        boolean held() {
+            return achievedRate >= rate * 0.95 && missing == 0 && catchUp.toSeconds() < 5;
+        }
+
+        String report() {
+            return String.format("""
+                    event chain at %d/s (achieved %.0f/s): %d installs measured, %d without LicenseGranted, last license %d ms after the last request
+                                                            p50         p90         p99       p99.9         max
+                      POST installation (HTTP)          %s
+                      request → BotInstalled on Kafka   %s
+                      request → LicenseGranted on Kafka %s
+                      recorded_at → processed_at        %s
+                    """, rate, achievedRate, measured, missing, catchUp.toMillis(), http.row(), toBotInstalled.row(),
+                    toLicenseGranted.row(), recordedToProcessed.row());
+        }
+    }
 
     @Test
     void run() throws Exception {
         int rate = Integer.getInteger("bench.rate", 100);
-        int count = Integer.getInteger("bench.count", 3000);
-        int warmup = Integer.getInteger("bench.warmup", 300);
+        int seconds = Integer.getInteger("bench.seconds", 30);
         Devstack stack = Devstack.shared();
         try (LocalSystem system = LocalSystem.start(stack, Path.of(System.getProperty("umbra.repo.root", "..")), false,
                 List.of("guild", "licensing"))) {
-            Map<String, Long> botInstalledSeen = new ConcurrentHashMap<>();
-            Map<String, Long> licenseGrantedSeen = new ConcurrentHashMap<>();
-            AtomicBoolean running = new AtomicBoolean(true);
-            Thread guildReader = reader(stack, Topics.of(Aggregates.GUILD), botInstalledSeen, running, true);
-            Thread licenseReader = reader(stack, Topics.of(Aggregates.LICENSE), licenseGrantedSeen, running, false);
-
-            HttpClient http = HttpClient.newHttpClient();
-            String token = Tokens.bot();
-            String url = system.url("guild");
-            List<String> guilds = new ArrayList<>();
-            long[] sentAt = new long[warmup + count];
-            long[] httpNanos = new long[warmup + count];
-            long start = System.nanoTime();
-            long interval = 1_000_000_000L / rate;
-            for (int i = 0; i < warmup + count; i++) {
-                long due = start + i * interval;
-                while (System.nanoTime() < due) {
-                    Thread.onSpinWait();
-                }
-                String guildId = Snowflakes.random();
-                guilds.add(guildId);
-                sentAt[i] = System.nanoTime();
-                HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url + "/guilds/" + guildId + "/installation"))
-                        .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString("{\"installerUserId\":\"223456789012345678\"}")).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                httpNanos[i] = System.nanoTime() - sentAt[i];
-                if (response.statusCode() != 201) {
-                    throw new IllegalStateException("install answered " + response.statusCode() + ": " + response.body());
-                }
-            }
-            double achievedRate = (warmup + count) / ((System.nanoTime() - start) / 1e9);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (licenseGrantedSeen.size() < guilds.size() && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
-            running.set(false);
-            guildReader.join();
-            licenseReader.join();
-
-            double[] httpMs = new double[count];
-            double[] toKafkaMs = new double[count];
-            double[] chainMs = new double[count];
-            int missing = 0;
-            for (int i = 0; i < count; i++) {
-                int k = warmup + i;
-                httpMs[i] = httpNanos[k] / 1e6;
-                Long installed = botInstalledSeen.get(guilds.get(k));
-                Long granted = licenseGrantedSeen.get(guilds.get(k));
-                if (installed == null || granted == null) {
-                    missing++;
-                    toKafkaMs[i] = Double.NaN;
-                    chainMs[i] = Double.NaN;
-                    continue;
-                }
-                toKafkaMs[i] = (installed - sentAt[k]) / 1e6;
-                chainMs[i] = (granted - sentAt[k]) / 1e6;
-            }
-            String report = String.format("""
-                    event chain benchmark: %d installs measured after %d warm-up, target %d/s, achieved %.0f/s, %d without events
-                                                          p50       p95       p99       max
-                      POST installation (HTTP)        %s
-                      request → BotInstalled on Kafka %s
-                      request → LicenseGranted on Kafka %s
-                    """, count, warmup, rate, achievedRate, missing, row(httpMs), row(toKafkaMs), row(chainMs));
+            String report = measure(stack, system, rate, seconds, 5).report();
             System.out.println(report);
             Path out = Path.of("target/benchmarks/event-chain.txt");
             Files.createDirectories(out.getParent());
@@ -123,15 +80,92 @@ class EventChainBenchmark {
         }
     }
 
-    private static Thread reader(Devstack stack, String topic, Map<String, Long> seen, AtomicBoolean running, boolean byKey) {
+    /** {@code warmupSeconds} then {@code seconds} at {@code rate} installs per second, one schedule; only the latter counted. */
+    static Result measure(Devstack stack, LocalSystem system, int rate, int seconds, int warmupSeconds) throws Exception {
+        int warmup = rate * warmupSeconds;
+        int total = warmup + rate * seconds;
+        List<String> guilds = new ArrayList<>(total);
+        for (int i = 0; i < total; i++) {
+            guilds.add(Snowflakes.random());
+        }
+        Map<String, Long> botInstalledSeen = new ConcurrentHashMap<>();
+        Map<String, Long> licenseGrantedSeen = new ConcurrentHashMap<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        Thread guildReader = reader(stack, Topics.of(Aggregates.GUILD), botInstalledSeen, running, true);
+        Thread licenseReader = reader(stack, Topics.of(Aggregates.LICENSE), licenseGrantedSeen, running, false);
+        try {
+            String token = Tokens.bot();
+            Latencies http = new Latencies();
+            OpenLoop.Run run = OpenLoop.drive(system.url("guild"), rate, total, warmup, http, i -> new OpenLoop.Call(HttpMethod.POST,
+                    "/guilds/" + guilds.get(i) + "/installation", token, "{\"installerUserId\":\"223456789012345678\"}", 201));
+            long lastDue = run.dueNanos(total - 1);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!licenseGrantedSeen.keySet().containsAll(guilds) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            Latencies toKafka = new Latencies();
+            Latencies chain = new Latencies();
+            int missing = 0;
+            long lastLicense = lastDue;
+            for (int i = warmup; i < total; i++) {
+                Long installed = botInstalledSeen.get(guilds.get(i));
+                Long granted = licenseGrantedSeen.get(guilds.get(i));
+                if (installed == null) {
+                    toKafka.error();
+                } else {
+                    toKafka.recordNanos(installed - run.dueNanos(i));
+                }
+                if (granted == null) {
+                    missing++;
+                    chain.error();
+                } else {
+                    chain.recordNanos(granted - run.dueNanos(i));
+                    lastLicense = Math.max(lastLicense, granted);
+                }
+            }
+            Latencies inbox = recordedToProcessed(stack, guilds.subList(warmup, total));
+            return new Result(rate, run.achievedRate(), total - warmup, missing, http, toKafka, chain, inbox,
+                    Duration.ofNanos(lastLicense - lastDue));
+        } finally {
+            running.set(false);
+            guildReader.join();
+            licenseReader.join();
+        }
+    }
+
+    /** From licensing's inbox: the event's Kafka timestamp (Debezium's capture) to the consumer's transaction time. */
+    private static Latencies recordedToProcessed(Devstack stack, List<String> guilds) throws Exception {
+        Latencies latencies = new Latencies();
+        try (Connection connection = stack.postgres().connect("licensing");
+             PreparedStatement query = connection.prepareStatement("select extract(epoch from processed_at - recorded_at) * 1000 "
+                     + "from processed_event where event_type = 'BotInstalled' and aggregate_id = any(?)")) {
+            Array ids = connection.createArrayOf("varchar", guilds.toArray());
+            query.setArray(1, ids);
+            try (ResultSet rows = query.executeQuery()) {
+                while (rows.next()) {
+                    latencies.recordMillis(rows.getDouble(1));
+                }
+            }
+        }
+        return latencies;
+    }
+
+    /** Reads {@code topic} from its end on every partition (no group: no rebalance to wait for); returns once it is positioned. */
+    private static Thread reader(Devstack stack, String topic, Map<String, Long> seen, AtomicBoolean running, boolean byKey)
+            throws InterruptedException {
         Properties config = new Properties();
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers());
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-" + UUID.randomUUID());
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
+        CountDownLatch positioned = new CountDownLatch(1);
         Thread thread = new Thread(() -> {
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-                consumer.subscribe(List.of(topic));
+                List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                        .map(p -> new TopicPartition(topic, p.partition())).toList();
+                consumer.assign(partitions);
+                consumer.seekToEnd(partitions);
+                partitions.forEach(consumer::position);
+                positioned.countDown();
                 while (running.get()) {
                     consumer.poll(Duration.ofMillis(20)).forEach(record -> {
                         long now = System.nanoTime();
@@ -143,25 +177,16 @@ class EventChainBenchmark {
                 }
             }
         }, "bench-" + topic);
+        thread.setDaemon(true);
         thread.start();
+        if (!positioned.await(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("reader of " + topic + " not positioned within 30 s");
+        }
         return thread;
     }
 
     private static String guildIdOf(String json) {
         Matcher matcher = GUILD_ID.matcher(json == null ? "" : json);
         return matcher.find() ? matcher.group(1) : null;
-    }
-
-    private static String row(double[] values) {
-        double[] sorted = Arrays.stream(values).filter(v -> !Double.isNaN(v)).sorted().toArray();
-        if (sorted.length == 0) {
-            return "no data";
-        }
-        return String.format("%7.1f ms %7.1f ms %7.1f ms %7.1f ms", at(sorted, 0.50), at(sorted, 0.95), at(sorted, 0.99),
-                sorted[sorted.length - 1]);
-    }
-
-    private static double at(double[] sorted, double quantile) {
-        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(quantile * sorted.length) - 1)];
     }
 }

@@ -1,0 +1,226 @@
+package dev.umbra.e2e.bench;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.LocalSystem;
+import dev.umbra.devstack.ServiceProcess;
+import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.testing.OutboxRecords;
+import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.Tokens;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The benchmark suite in one run, run by {@code ./bench} (never by {@code ./mvnw verify}: the class is
+ * no *IT): the five packaged services against devstack, then end-to-end latency at several rates,
+ * the install write path against pgbench, entitlement reads against a raw select, the backlog drain
+ * of the consumers, memory and start-up times. Rewrites the generated part of docs/benchmarks.md and
+ * the plots in docs/bench/. Settings: {@code -Dbench.rates=100,500,1000}, {@code -Dbench.chain-seconds},
+ * {@code -Dbench.drain-events}, {@code -Dbench.write-seconds}, {@code -Dbench.read-rate}, {@code -Dbench.read-seconds}.
+ */
+class SystemBenchmark {
+
+    private static final String BEGIN = "<!-- bench:begin -->";
+    private static final String END = "<!-- bench:end -->";
+
+    private final int[] rates = Arrays.stream(System.getProperty("bench.rates", "100,500,1000").split(",")).mapToInt(Integer::parseInt)
+            .toArray();
+    private final int chainSeconds = Integer.getInteger("bench.chain-seconds", 10);
+    private final int chainWarmup = Integer.getInteger("bench.chain-warmup", 3);
+    private final int drainEvents = Integer.getInteger("bench.drain-events", 20_000);
+    private final int drainPatience = Integer.getInteger("bench.drain-patience", 60);
+    private final int writeConnections = 16;
+    private final int writeSeconds = Integer.getInteger("bench.write-seconds", 10);
+    private final int pgbenchClients = 4;
+    private final int readRate = Integer.getInteger("bench.read-rate", 2000);
+    private final int readSeconds = Integer.getInteger("bench.read-seconds", 15);
+
+    /** Rates not run because a lower one already did not hold (a higher one would only queue for minutes). */
+    private final List<Integer> skippedRates = new ArrayList<>();
+
+    /** The 1-minute load average when each part began and ended. */
+    private final Map<String, double[]> loads = new LinkedHashMap<>();
+
+    @Test
+    void run() throws Exception {
+        // the services as they ship (C2 compiler): failsafe hands the test JVMs' C1-only options to the e2e services
+        System.setProperty("umbra.service.jvm-options", System.getProperty("bench.service.jvm-options", ""));
+        Path repoRoot = Path.of(System.getProperty("umbra.repo.root", "..")).toAbsolutePath().normalize();
+        Instant date = Instant.now();
+        long suiteStart = System.nanoTime();
+        double loadBefore = Footprint.load();
+        Devstack stack = Devstack.shared();
+        long systemStart = System.nanoTime();
+        try (LocalSystem system = LocalSystem.start(stack, repoRoot, false, List.of());
+             Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers()))) {
+            Duration allFiveStarted = Duration.ofNanos(System.nanoTime() - systemStart);
+            Map<String, String> versions = Footprint.versions(stack, repoRoot);
+            Map<String, String> postgres = Footprint.postgresSettings(stack);
+            // the services just started together: let their JIT and start-up work settle before anything is measured
+            Thread.sleep(Integer.getInteger("bench.settle-seconds", 20) * 1000L);
+            Map<String, Double> idle = Footprint.residentMiB(system);
+
+            List<EventChainBenchmark.Result> chain = new ArrayList<>();
+            for (int rate : rates) {
+                if (!chain.isEmpty() && !chain.get(chain.size() - 1).held()) {
+                    skippedRates.add(rate);
+                    continue;
+                }
+                begin("chain " + rate);
+                chain.add(EventChainBenchmark.measure(stack, system, rate, chainSeconds, chainWarmup));
+                end("chain " + rate);
+                System.out.println(chain.get(chain.size() - 1).report());
+            }
+            begin("reads");
+            EntitlementReadBenchmark.Result reads = EntitlementReadBenchmark.measure(stack, system, readRate, readSeconds, 5);
+            end("reads");
+            System.out.println(reads.report());
+            // consumers paused for the write path, as the issue asks; its installs start the drain's backlog
+            stop(system, "licensing");
+            stop(system, "audit");
+            begin("write");
+            WritePath.Result write = WritePath.measure(stack, system.url("guild"), Tokens.bot(), writeConnections, 3, writeSeconds,
+                    pgbenchClients);
+            end("write");
+            System.out.println(write.report());
+            begin("drain");
+            List<Drain.Result> drains = drain(system, admin);
+            end("drain");
+            drains.forEach(d -> System.out.println(d.report()));
+            Map<String, Double> loaded = Footprint.residentMiB(system);
+            begin("start-up");
+            Map<String, Duration> startUp = startUp(system);
+            end("start-up");
+
+            Duration suite = Duration.ofNanos(System.nanoTime() - suiteStart);
+            String section = new Report(date, Footprint.machine(), loadBefore, loads, versions, postgres, stack.startTime(), allFiveStarted,
+                    suite).render(this, chain, write, reads, drains, idle, loaded, startUp);
+            writePlots(repoRoot.resolve("docs/bench"), chain, reads, drains);
+            rewrite(repoRoot.resolve("docs/benchmarks.md"), section);
+            System.out.println(section);
+        }
+    }
+
+    /**
+     * With licensing and audit stopped (gracefully: they left their groups, no session to expire):
+     * {@code drainEvents} BotInstalled records produced to umbra.guild as Debezium's outbox router
+     * would, after the write path's installs; licensing started and drained, then audit (whose backlog
+     * then also holds licensing's LicenseGranted events).
+     */
+    private List<Drain.Result> drain(LocalSystem system, Admin admin) throws Exception {
+        List<BotInstalled> events = IntStream.range(0, drainEvents).mapToObj(i -> new BotInstalled(Snowflakes.random(), "223456789012345678"))
+                .toList();
+        OutboxRecords.publishAll(events, Instant.now());
+        Duration patience = Duration.ofSeconds(drainPatience);
+        List<Drain.Result> results = new ArrayList<>();
+        results.add(Drain.measure(system, admin, "licensing", "licensing-service",
+                topic -> topic.equals("umbra.guild") || topic.equals("umbra.subscription"), patience));
+        results.add(Drain.measure(system, admin, "audit", "audit-service", topic -> topic.matches("umbra[.][a-z_]+"), patience));
+        return results;
+    }
+
+    /** Each service stopped and started alone: from the launch until its readiness check first answers 200 (polled every 50 ms). */
+    private static Map<String, Duration> startUp(LocalSystem system) {
+        Map<String, Duration> times = new LinkedHashMap<>();
+        for (ServiceProcess service : system.services()) {
+            String name = service.service().name();
+            stop(system, name);
+            long launched = System.nanoTime();
+            system.restart(name);
+            times.put(service.name(), Duration.ofNanos(System.nanoTime() - launched));
+        }
+        return times;
+    }
+
+    private static void stop(LocalSystem system, String name) {
+        system.services().stream().filter(s -> s.service().name().equals(name)).findFirst().orElseThrow().close();
+    }
+
+    private void begin(String part) {
+        loads.put(part, new double[] {Footprint.load(), Double.NaN});
+    }
+
+    private void end(String part) {
+        loads.get(part)[1] = Footprint.load();
+    }
+
+    private static void writePlots(Path dir, List<EventChainBenchmark.Result> chain, EntitlementReadBenchmark.Result reads,
+                                   List<Drain.Result> drains) throws Exception {
+        Files.createDirectories(dir);
+        List<String> rates = chain.stream().map(r -> r.rate() + "/s").toList();
+        List<String> percentiles = List.of("p50", "p90", "p99");
+        double[] ps = {50, 90, 99};
+        Map<String, java.util.function.Function<EventChainBenchmark.Result, Latencies>> measures = new LinkedHashMap<>();
+        measures.put("latency-http.svg", EventChainBenchmark.Result::http);
+        measures.put("latency-request-to-license.svg", EventChainBenchmark.Result::toLicenseGranted);
+        measures.put("latency-recorded-to-processed.svg", EventChainBenchmark.Result::recordedToProcessed);
+        Map<String, String> titles = Map.of("latency-http.svg", "POST installation (HTTP), by rate",
+                "latency-request-to-license.svg", "request → LicenseGranted on Kafka, by rate",
+                "latency-recorded-to-processed.svg", "recorded_at → processed_at (licensing inbox), by rate");
+        for (var measure : measures.entrySet()) {
+            double[][] values = new double[ps.length][chain.size()];
+            for (int p = 0; p < ps.length; p++) {
+                for (int r = 0; r < chain.size(); r++) {
+                    values[p][r] = measure.getValue().apply(chain.get(r)).millis(ps[p]);
+                }
+            }
+            Files.writeString(dir.resolve(measure.getKey()), Svg.bars(titles.get(measure.getKey()), "ms", rates, percentiles, values));
+        }
+        double[][] readValues = new double[ps.length][2];
+        for (int p = 0; p < ps.length; p++) {
+            readValues[p][0] = reads.http().millis(ps[p]);
+            readValues[p][1] = reads.sql().millis(ps[p]);
+        }
+        Files.writeString(dir.resolve("entitlement-reads.svg"), Svg.bars("entitlement reads at " + reads.rate() + "/s", "ms",
+                List.of("GET entitlements", "raw point select"), percentiles, readValues));
+        Files.writeString(dir.resolve("drain.svg"), Svg.lines("backlog drain: consumer group lag after the service's launch",
+                "seconds since launch", "events behind", drains.stream().map(d -> new Svg.Series(d.service(), d.curve())).toList()));
+    }
+
+    private static void rewrite(Path doc, String section) throws Exception {
+        String text = Files.readString(doc);
+        int begin = text.indexOf(BEGIN);
+        int end = text.indexOf(END);
+        if (begin < 0 || end < begin) {
+            throw new IllegalStateException(doc + " has no " + BEGIN + " … " + END + " section to rewrite");
+        }
+        Files.writeString(doc, text.substring(0, begin + BEGIN.length()) + "\n" + section + text.substring(end));
+    }
+
+    int[] rates() {
+        return rates;
+    }
+
+    List<Integer> skippedRates() {
+        return skippedRates;
+    }
+
+    int chainSeconds() {
+        return chainSeconds;
+    }
+
+    int chainWarmup() {
+        return chainWarmup;
+    }
+
+    int drainEvents() {
+        return drainEvents;
+    }
+
+    static String utc(Instant instant) {
+        return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").withZone(ZoneOffset.UTC).format(instant);
+    }
+}
