@@ -10,6 +10,7 @@ import dev.umbra.e2e.SystemClient.Subscribed;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.KafkaProbe;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,6 +70,36 @@ class ReplayIT {
                 .containsExactlyElementsOf(twice(eventIds(subscriptionEvents)));
         assertThat(eventIds(records(Topics.of(Aggregates.GUILD), paid.guildId(), "BotKicked")))
                 .containsExactlyElementsOf(twice(eventIds(guildEvents)));
+    }
+
+    @Test
+    void anAuditReplayOfALicenseChangesNothingWhereItWasAppliedAndRebuildsAConsumerWhoseStateWasCleared() {
+        Subscribed paid = umbra.subscribedToPro();
+        await().atMost(TIMEOUT).untilAsserted(() -> umbra.entitlements(paid.guildId()).body("entitledPlan", equalTo("PRO")));
+        String licenseId = umbra.license(paid.guildId()).extract().path("licenseId");
+        Database recovery = Database.of("recovery");
+        String planRow = "select guild_id || ' ' || plan || ' ' || status from license_plan where license_id = ?::uuid";
+        await().atMost(TIMEOUT).until(() -> recovery.count("select count(*) from license_plan where license_id = ?::uuid", licenseId) == 1);
+        SystemClient.awaitAllConsumed();
+        String plan = recovery.text(planRow, licenseId);
+        String license = umbra.license(paid.guildId()).extract().asString();
+        int audited = umbra.auditedEventsOf("license", licenseId);
+
+        // recovery is repaired: it forgets the license's plan and that it ever applied the license's events
+        recovery.count("with gone as (delete from license_plan where license_id = ?::uuid returning 1) select count(*) from gone", licenseId);
+        recovery.count("with gone as (delete from processed_event where aggregate_type = 'license' and aggregate_id = ? returning 1) "
+                + "select count(*) from gone", licenseId);
+
+        umbra.replayed("license", licenseId).body("published", equalTo(audited)).body("refusedMasked", equalTo(0));
+        SystemClient.awaitAllConsumed();
+
+        assertThat(recovery.text(planRow, licenseId)).isEqualTo(plan).startsWith(paid.guildId() + " PRO");
+        assertThat(umbra.license(paid.guildId()).extract().asString()).isEqualTo(license);
+        assertThat(umbra.auditedEventsOf("license", licenseId)).isEqualTo(audited);
+        // the topic holds the originals and their copies, and nothing any consumer published in answer
+        List<String> onTopic = eventIds(records(Topics.of(Aggregates.LICENSE), licenseId, "LicenseGranted"));
+        assertThat(onTopic).hasSize(2 * audited);
+        assertThat(onTopic.stream().distinct()).hasSize(audited);
     }
 
     private static List<String> eventIds(List<ConsumerRecord<String, byte[]>> records) {

@@ -64,6 +64,24 @@ final class SystemClient {
         return new Subscribed(guildId, owner, user, billingKey, subscription);
     }
 
+    /** An operator replays one aggregate's stored events through audit-service and waits until the replay completed. */
+    ValidatableResponse replayed(String aggregateType, String aggregateId) {
+        String replay = given().baseUri(system.url("audit")).auth().oauth2(Tokens.admin()).contentType(ContentType.JSON)
+                .body(Map.of("aggregateType", aggregateType, "aggregateId", aggregateId))
+                .when().post("/audit/replays")
+                .then().statusCode(202).extract().path("id");
+        await().atMost(TIMEOUT).until(() -> given().baseUri(system.url("audit")).auth().oauth2(Tokens.admin())
+                .get("/audit/replays/{id}", replay).then().statusCode(200).extract().<String>path("status"), status -> status.equals("COMPLETED"));
+        return given().baseUri(system.url("audit")).auth().oauth2(Tokens.admin()).get("/audit/replays/{id}", replay).then().statusCode(200);
+    }
+
+    /** How many events of the aggregate audit-service stored. */
+    int auditedEventsOf(String aggregateType, String aggregateId) {
+        return given().baseUri(system.url("audit")).auth().oauth2(Tokens.admin())
+                .queryParam("aggregateType", aggregateType).queryParam("aggregateId", aggregateId).queryParam("limit", 500)
+                .when().get("/audit/events").then().statusCode(200).extract().<List<Object>>path("events").size();
+    }
+
     void kick(String guildId) {
         given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot())
                 .when().delete("/guilds/{id}/installation", guildId)
