@@ -132,7 +132,9 @@ class DatabaseOutageIT {
 
             await().atMost(WAIT).until(() -> DB.text("select status from replay where id = ?::uuid", replay).equals("COMPLETED"));
             assertThat(DB.count("select published from replay where id = ?::uuid", replay)).isEqualTo(9);
-            assertThat(DB.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replay)).isEqualTo("done");
+            // the item's outcome is recorded just after the replay's last transaction
+            await().atMost(WAIT).until(() -> DB.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replay)
+                    .equals("done"));
             // every event at least once (a batch cut short is published again), in order per aggregate
             await().atMost(WAIT).until(() -> topic.seen().stream().filter(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER)))
                     .map(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID)).distinct().toList(), seen -> seen.equals(ids));
