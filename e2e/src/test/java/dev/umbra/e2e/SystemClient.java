@@ -147,7 +147,7 @@ final class SystemClient {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Devstack.shared().kafka().bootstrapServers()))) {
             await().atMost(TIMEOUT).until(() -> {
                 List<String> groups = admin.listConsumerGroups().all().get().stream().map(ConsumerGroupListing::groupId)
-                        .filter(group -> group.endsWith("-service")).toList();
+                        .filter(group -> group.contains("-service.")).toList();
                 for (String group : groups) {
                     Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                             .partitionsToOffsetAndMetadata().get();

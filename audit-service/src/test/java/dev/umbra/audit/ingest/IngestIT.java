@@ -19,7 +19,6 @@ import dev.umbra.events.licensing.LicenseExtended;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.recovery.SnapshotCreated;
 import dev.umbra.testing.DevstackResource;
-import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import io.quarkus.test.common.ResourceArg;
@@ -43,9 +42,6 @@ import org.junit.jupiter.api.Test;
 
 /** Every event of every topic into the audit log: once each, attributed to its guild in any order, masked. */
 @QuarkusTest
-// The topic of a new aggregate (umbra.audit_probe) rebalances the pattern consumer's group; an offset commit
-// that meets the rebalance is retried by SmallRye.
-@ExpectedLog(category = "io.smallrye.reactive.messaging.kafka", message = "SRMSG18252.*RebalanceInProgressException")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class IngestIT {
 

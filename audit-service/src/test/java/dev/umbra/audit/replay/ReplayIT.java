@@ -12,7 +12,6 @@ import static org.hamcrest.Matchers.equalTo;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.testing.DevstackResource;
-import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
@@ -35,8 +34,6 @@ import org.junit.jupiter.api.Test;
 
 /** Operators re-publish stored events: in recorded order, as they were, masked ones refused, one replay of a scope at a time. */
 @QuarkusTest
-// a new aggregate's topic (umbra.audit_probe) rebalances the pattern consumer's group; an offset commit that meets it is retried
-@ExpectedLog(category = "io.smallrye.reactive.messaging.kafka", message = "SRMSG18252.*RebalanceInProgressException")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class ReplayIT {
 

@@ -126,9 +126,9 @@ class SystemBenchmark {
         OutboxRecords.publishAll(events, Instant.now());
         Duration patience = Duration.ofSeconds(drainPatience);
         List<Drain.Result> results = new ArrayList<>();
-        results.add(Drain.measure(system, admin, "licensing", "licensing-service",
-                topic -> topic.equals("umbra.guild") || topic.equals("umbra.subscription"), patience));
-        results.add(Drain.measure(system, admin, "audit", "audit-service", topic -> topic.matches("umbra[.][a-z_]+"), patience));
+        results.add(Drain.measure(system, admin, "licensing", "licensing-service.umbra.guild",
+                topic -> topic.equals("umbra.guild"), patience));
+        results.add(Drain.measure(system, admin, "audit", "audit-service.all-topics", topic -> topic.matches("umbra[.][a-z_]+"), patience));
         return results;
     }
 
