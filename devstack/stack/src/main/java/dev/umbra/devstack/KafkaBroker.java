@@ -69,7 +69,16 @@ public final class KafkaBroker implements AutoCloseable {
         properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
         properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000);
-        return Admin.create(properties);
+        // Kafka loads its configured classes through the context class loader; in a Quarkus test that is the
+        // application's, which has its own copy of kafka-clients, while devstack is loaded by the system one.
+        Thread thread = Thread.currentThread();
+        ClassLoader caller = thread.getContextClassLoader();
+        thread.setContextClassLoader(KafkaBroker.class.getClassLoader());
+        try {
+            return Admin.create(properties);
+        } finally {
+            thread.setContextClassLoader(caller);
+        }
     }
 
     /**

@@ -30,7 +30,7 @@ class ChannelHealthIT {
     public static class OwnApplication implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.application.name", "inbox-health-test");
+            return Map.of("quarkus.application.name", "inbox-health-test", "mp.messaging.incoming.doomed-events.topic", DoomedConsumer.TOPIC);
         }
     }
 
