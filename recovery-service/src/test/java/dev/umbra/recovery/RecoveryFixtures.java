@@ -3,9 +3,12 @@ package dev.umbra.recovery;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.umbra.devstack.Devstack;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.recovery.snapshot.GuildStructure;
@@ -77,8 +80,8 @@ public final class RecoveryFixtures {
         return license;
     }
 
-    /** The structure as Discord's API has it (snake_case, members with a user object), for the sandbox. */
-    public static ObjectNode discordShape(GuildStructure structure) {
+    /** The structure as Discord's API has it (snake_case, members with a user object), as JSON text for the sandbox. */
+    public static String discordShape(GuildStructure structure) {
         ObjectNode guild = JSON.createObjectNode();
         ArrayNode roles = guild.putArray("roles");
         structure.roles().forEach(role -> roles.addObject().put("id", role.id()).put("name", role.name()).put("color", role.color())
@@ -99,7 +102,16 @@ public final class RecoveryFixtures {
             ArrayNode memberRoles = json.putArray("roles");
             member.roles().forEach(memberRoles::add);
         });
-        return guild;
+        return guild.toString();
+    }
+
+    /** The guild as the Discord sandbox has it now, in the shape {@link #discordShape} gives. */
+    public static JsonNode onDiscord(String guildId) {
+        try {
+            return JSON.readTree(Devstack.shared().discord().guilds().get(guildId));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The events of {@code type} on the probe's topic whose payload names {@code text}. */

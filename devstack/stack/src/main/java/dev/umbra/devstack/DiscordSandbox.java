@@ -287,8 +287,17 @@ public final class DiscordSandbox implements AutoCloseable {
         private final Map<String, String> guildOfChannel = new ConcurrentHashMap<>();
         private final AtomicLong ids = new AtomicLong(1_400_000_000_000_000_000L);
 
-        /** Replaces the guild's structure: {@code {"roles": [...], "channels": [...], "members": [{"user": {"id": ..}, "roles": [..]}]}}. */
-        public void put(String guildId, JsonNode structure) {
+        /**
+         * Replaces the guild's structure, given as JSON text: {@code {"roles": [...], "channels": [...], "members":
+         * [{"user": {"id": ..}, "roles": [..]}]}}. Text, not Jackson's types: a Quarkus test has its own copy of those.
+         */
+        public void put(String guildId, String json) {
+            JsonNode structure;
+            try {
+                structure = JSON.readTree(json);
+            } catch (IOException e) {
+                throw new UncheckedIOException("not a guild structure: " + json, e);
+            }
             Guild guild = new Guild();
             structure.path("roles").forEach(role -> guild.roles.put(role.path("id").asText(), role.deepCopy()));
             structure.path("channels").forEach(channel -> {
@@ -301,14 +310,14 @@ public final class DiscordSandbox implements AutoCloseable {
             guilds.put(guildId, guild);
         }
 
-        /** The guild's structure in the shape {@link #put} takes (empty lists for a guild never put). */
-        public synchronized ObjectNode get(String guildId) {
+        /** The guild's structure as JSON text in the shape {@link #put} takes (empty lists for a guild never put). */
+        public synchronized String get(String guildId) {
             Guild guild = guilds.getOrDefault(guildId, new Guild());
             ObjectNode structure = JSON.createObjectNode();
             guild.roles.values().forEach(structure.withArray("roles")::add);
             guild.channels.values().forEach(structure.withArray("channels")::add);
             guild.members.values().forEach(structure.withArray("members")::add);
-            return structure;
+            return structure.toString();
         }
 
         /** Every change made to the guild, in order, as "METHOD path". */

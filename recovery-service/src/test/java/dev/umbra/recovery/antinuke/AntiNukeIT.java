@@ -1,11 +1,12 @@
 package dev.umbra.recovery.antinuke;
 
 import static dev.umbra.recovery.RecoveryFixtures.DB;
-import static dev.umbra.recovery.RecoveryFixtures.WAIT;
 import static dev.umbra.recovery.RecoveryFixtures.discordShape;
 import static dev.umbra.recovery.RecoveryFixtures.events;
 import static dev.umbra.recovery.RecoveryFixtures.grant;
+import static dev.umbra.recovery.RecoveryFixtures.onDiscord;
 import static dev.umbra.recovery.RecoveryFixtures.structure;
+import static dev.umbra.recovery.RecoveryFixtures.WAIT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -135,7 +136,7 @@ class AntiNukeIT {
             assertThat(KafkaProbe.value(events(antiNuke, "AntiNukeActioned", guild).get(0)))
                     .contains("roles removed from 1 suspect").contains("snapshot taken").doesNotContain(actor);
             assertThat(events(antiNuke, "AntiNukeTriggered", guild)).hasSize(1);
-            discord.guilds().get(guild).path("members").forEach(member -> {
+            onDiscord(guild).path("members").forEach(member -> {
                 if (member.path("user").path("id").asText().equals(actor)) {
                     assertThat(member.path("roles")).isEmpty();
                 }

@@ -1,11 +1,12 @@
 package dev.umbra.recovery.member;
 
-import static dev.umbra.recovery.RecoveryFixtures.WAIT;
 import static dev.umbra.recovery.RecoveryFixtures.discordShape;
 import static dev.umbra.recovery.RecoveryFixtures.events;
 import static dev.umbra.recovery.RecoveryFixtures.grant;
+import static dev.umbra.recovery.RecoveryFixtures.onDiscord;
 import static dev.umbra.recovery.RecoveryFixtures.structure;
 import static dev.umbra.recovery.RecoveryFixtures.takeSnapshot;
+import static dev.umbra.recovery.RecoveryFixtures.WAIT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -68,7 +69,7 @@ class MemberRestoreIT {
             restore(member, snapshot).then().statusCode(200).body("roles", equalTo(List.of(saved.roles().get(1).id())));
             restore(member, snapshot).then().statusCode(200);
 
-            JsonNode now = discord.guilds().get(guild).path("members").get(0);
+            JsonNode now = onDiscord(guild).path("members").get(0);
             assertThat(now.path("roles").toString()).isEqualTo("[\"" + saved.roles().get(1).id() + "\"]");
             await().atMost(WAIT).until(() -> events(members, "MemberRestored", guild).size() == 2);
             assertThat(KafkaProbe.value(events(members, "MemberRestored", guild).get(0)).replace(" ", ""))

@@ -1,12 +1,13 @@
 package dev.umbra.recovery.restore;
 
 import static dev.umbra.recovery.RecoveryFixtures.DB;
-import static dev.umbra.recovery.RecoveryFixtures.WAIT;
 import static dev.umbra.recovery.RecoveryFixtures.discordShape;
 import static dev.umbra.recovery.RecoveryFixtures.events;
 import static dev.umbra.recovery.RecoveryFixtures.grant;
+import static dev.umbra.recovery.RecoveryFixtures.onDiscord;
 import static dev.umbra.recovery.RecoveryFixtures.structure;
 import static dev.umbra.recovery.RecoveryFixtures.takeSnapshot;
+import static dev.umbra.recovery.RecoveryFixtures.WAIT;
 import static dev.umbra.recovery.restore.RestoreFixtures.awaitFinished;
 import static dev.umbra.recovery.restore.RestoreFixtures.nuked;
 import static dev.umbra.recovery.restore.RestoreFixtures.requestRestore;
@@ -161,7 +162,7 @@ class RestoresIT {
 
     /** The sandbox's guild has the snapshot's roles, channels (under the right category, with overwrites of the new roles) and members' roles, by name. */
     private void assertRestored() {
-        JsonNode now = discord.guilds().get(guild);
+        JsonNode now = onDiscord(guild);
         Map<String, String> roleNames = new HashMap<>();
         now.path("roles").forEach(role -> roleNames.put(role.path("id").asText(), role.path("name").asText()));
         assertThat(roleNames.values()).containsExactlyInAnyOrderElementsOf(saved.roles().stream().map(GuildStructure.Role::name).toList());
