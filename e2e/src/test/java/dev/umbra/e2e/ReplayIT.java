@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
+import dev.umbra.devstack.LocalSystem;
 import dev.umbra.e2e.SystemClient.Subscribed;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
@@ -21,11 +22,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Replay as operators do it with Kafka UI: re-producing records that were already applied, same key,
- * value and headers, changes nothing anywhere: no state, no new event, no second message, no charge.
+ * Replay as operators do it with Kafka UI: re-producing records that were already applied (same key,
+ * value and headers), resetting consumer groups to the earliest offset, an audit replay: changes nothing
+ * anywhere: no state, no new event, no second message, no charge.
  */
 class ReplayIT {
 
+    private static final String[] SERVICES = {"guild", "licensing", "billing", "recovery", "audit"};
+
+    private final LocalSystem system = RunningSystem.get();
     private final SystemClient umbra = new SystemClient();
 
     @AfterAll
@@ -100,6 +105,45 @@ class ReplayIT {
         List<String> onTopic = eventIds(records(Topics.of(Aggregates.LICENSE), licenseId, "LicenseGranted"));
         assertThat(onTopic).hasSize(2 * audited);
         assertThat(onTopic.stream().distinct()).hasSize(audited);
+    }
+
+    @Test
+    void everyConsumerGroupResetToTheEarliestOffsetReadsEverythingAgainAndChangesNothing() {
+        Subscribed paid = umbra.subscribedToPro();
+        await().atMost(TIMEOUT).untilAsserted(() -> umbra.entitlements(paid.guildId()).body("entitledPlan", equalTo("PRO")));
+        String licenseId = umbra.license(paid.guildId()).extract().path("licenseId");
+        umbra.kick(paid.guildId());
+        await().atMost(TIMEOUT).until(() -> umbra.toldTo(paid.owner()).contains("Umbra is paused for your server (BOT_KICKED)."));
+        List<String> guildEvents = eventIds(records(Topics.of(Aggregates.GUILD), paid.guildId(), "BotKicked"));
+        List<String> subscriptionEvents = eventIds(records(Topics.of(Aggregates.SUBSCRIPTION), paid.subscription().toString(),
+                "SubscriptionSuspended"));
+        List<String> licenseEvents = eventIds(records(Topics.of(Aggregates.LICENSE), licenseId, "LicenseSuspended"));
+        SystemClient.awaitAllConsumed();
+        List<String> told = umbra.toldTo(paid.owner());
+        String entitlements = umbra.entitlements(paid.guildId()).extract().asString();
+        String license = umbra.license(paid.guildId()).extract().asString();
+        String subscription = umbra.subscription(paid).extract().asString();
+        int charges = umbra.chargesOf(paid.subscription()).size();
+        int audited = umbra.auditedEventsOf("license", licenseId) + umbra.auditedEventsOf("guild", paid.guildId())
+                + umbra.auditedEventsOf("subscription", paid.subscription().toString());
+
+        system.stop(SERVICES);
+        SystemClient.resetConsumerGroupsToEarliest();
+        system.restart(SERVICES);
+        SystemClient.awaitAllConsumed();
+
+        assertThat(umbra.entitlements(paid.guildId()).extract().asString()).isEqualTo(entitlements);
+        assertThat(umbra.license(paid.guildId()).extract().asString()).isEqualTo(license);
+        assertThat(umbra.subscription(paid).extract().asString()).isEqualTo(subscription);
+        assertThat(umbra.chargesOf(paid.subscription())).hasSize(charges);
+        assertThat(umbra.auditedEventsOf("license", licenseId) + umbra.auditedEventsOf("guild", paid.guildId())
+                + umbra.auditedEventsOf("subscription", paid.subscription().toString())).isEqualTo(audited);
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> umbra.toldTo(paid.owner()).equals(told));
+        // no consumer published anything in answer to what it read again
+        assertThat(eventIds(records(Topics.of(Aggregates.GUILD), paid.guildId(), "BotKicked"))).isEqualTo(guildEvents);
+        assertThat(eventIds(records(Topics.of(Aggregates.SUBSCRIPTION), paid.subscription().toString(), "SubscriptionSuspended")))
+                .isEqualTo(subscriptionEvents);
+        assertThat(eventIds(records(Topics.of(Aggregates.LICENSE), licenseId, "LicenseSuspended"))).isEqualTo(licenseEvents);
     }
 
     private static List<String> eventIds(List<ConsumerRecord<String, byte[]>> records) {

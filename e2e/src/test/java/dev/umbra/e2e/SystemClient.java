@@ -140,14 +140,36 @@ final class SystemClient {
     }
 
     /**
+     * The operator's "reset offsets to earliest" in Kafka UI, for every consumer group of the services, each
+     * on every partition it has committed. Kafka takes it only from a group without members: stop its service first.
+     */
+    static void resetConsumerGroupsToEarliest() {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Devstack.shared().kafka().bootstrapServers()))) {
+            await().atMost(TIMEOUT).ignoreExceptions().untilAsserted(() -> {
+                for (String group : serviceGroups(admin)) {
+                    Set<TopicPartition> partitions = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().keySet();
+                    Map<TopicPartition, OffsetAndMetadata> earliest = admin.listOffsets(partitions.stream()
+                                    .collect(Collectors.toMap(p -> p, p -> OffsetSpec.earliest()))).all().get()
+                            .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> new OffsetAndMetadata(e.getValue().offset())));
+                    admin.alterConsumerGroupOffsets(group, earliest).all().get();
+                }
+            });
+        }
+    }
+
+    private static List<String> serviceGroups(Admin admin) throws Exception {
+        return admin.listConsumerGroups().all().get().stream().map(ConsumerGroupListing::groupId)
+                .filter(group -> group.contains("-service.")).toList();
+    }
+
+    /**
      * The operator's check that the services have caught up: every consumer group of a service has
      * committed, on every partition of every topic it reads, the partition's end offset.
      */
     static void awaitAllConsumed() {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Devstack.shared().kafka().bootstrapServers()))) {
             await().atMost(TIMEOUT).until(() -> {
-                List<String> groups = admin.listConsumerGroups().all().get().stream().map(ConsumerGroupListing::groupId)
-                        .filter(group -> group.contains("-service.")).toList();
+                List<String> groups = serviceGroups(admin);
                 for (String group : groups) {
                     Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                             .partitionsToOffsetAndMetadata().get();

@@ -51,10 +51,7 @@ public class AuditRetention implements RecurringWork {
 
     @Override
     public Uni<Outcome> handle(WorkItem item) {
-        Instant next = clock.instant().plus(settings.interval());
-        return run()
-                .map(summary -> (Outcome) Outcome.deferred("next run", next))
-                .onFailure().recoverWithItem(error -> Outcome.unavailable("run failed: " + error, next));
+        return RecurringWork.nextRunAt(clock.instant().plus(settings.interval()), run());
     }
 
     /** One round of the work queue by hand: runs if the run item is due and no other replica holds it; returns 1 if it ran. */

@@ -106,10 +106,7 @@ public class RefundReconciliation implements RecurringWork {
 
     @Override
     public Uni<Outcome> handle(WorkItem item) {
-        Instant next = clock.instant().plus(settings.interval());
-        return reconcile()
-                .map(summary -> (Outcome) Outcome.deferred("next run", next))
-                .onFailure().recoverWithItem(error -> Outcome.unavailable("run failed: " + error, next));
+        return RecurringWork.nextRunAt(clock.instant().plus(settings.interval()), reconcile());
     }
 
     /** One run (the work queue calls it; tests call it to play two replicas whose leases overlap). */

@@ -111,10 +111,7 @@ public class PaymentReconciliation implements RecurringWork {
 
     @Override
     public Uni<Outcome> handle(WorkItem item) {
-        Instant next = clock.instant().plus(settings.interval());
-        return reconcile()
-                .map(summary -> (Outcome) Outcome.deferred("next run", next))
-                .onFailure().recoverWithItem(error -> Outcome.unavailable("run failed: " + error, next));
+        return RecurringWork.nextRunAt(clock.instant().plus(settings.interval()), reconcile());
     }
 
     /** One round of the work queue by hand: claims the run item if it is due and no other replica holds it; returns 1 if it ran. */

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** A Kafka Connect worker in distributed mode with the Debezium PostgreSQL connector on its classpath. */
 public final class KafkaConnectWorker implements AutoCloseable {
@@ -20,12 +22,18 @@ public final class KafkaConnectWorker implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final int port;
-    private final ChildProcess process;
+    private final Path workDir;
+    private final Path config;
+    private final List<String> jvmOptions;
+    private final Set<String> connectors = ConcurrentHashMap.newKeySet();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private volatile ChildProcess process;
 
-    private KafkaConnectWorker(int port, ChildProcess process) {
+    private KafkaConnectWorker(int port, Path workDir, Path config, List<String> jvmOptions) {
         this.port = port;
-        this.process = process;
+        this.workDir = workDir;
+        this.config = config;
+        this.jvmOptions = jvmOptions;
     }
 
     static KafkaConnectWorker start(Path workDir, String bootstrapServers, List<String> jvmOptions) {
@@ -46,13 +54,31 @@ public final class KafkaConnectWorker implements AutoCloseable {
                 Map.entry("plugin.discovery", "service_load"),
                 Map.entry("config.providers", "env"),
                 Map.entry("config.providers.env.class", "org.apache.kafka.common.config.provider.EnvVarConfigProvider")));
-        ChildProcess process = ChildProcess.start("kafka-connect", ChildProcess.javaCommand(
+        KafkaConnectWorker worker = new KafkaConnectWorker(port, workDir, config, jvmOptions);
+        worker.launch();
+        return worker;
+    }
+
+    private void launch() {
+        process = ChildProcess.start("kafka-connect", ChildProcess.javaCommand(
                 Logging.jvmOptions(workDir, jvmOptions), ChildClasspath.read("kafka-connect"),
                 "org.apache.kafka.connect.cli.ConnectDistributed", config.toString()),
                 workDir, workDir.resolve("kafka-connect.log"), Map.of());
-        KafkaConnectWorker worker = new KafkaConnectWorker(port, process);
-        Await.until("kafka connect on port " + port, Duration.ofSeconds(90), process, worker::servesConnectors);
-        return worker;
+        Await.until("kafka connect on port " + port, Duration.ofSeconds(90), process, this::servesConnectors);
+    }
+
+    /**
+     * kill -9 of the worker, as the loss of its machine would be: what its connectors read after their last
+     * flushed source offsets ({@code offset.flush.interval.ms}) is read, and sent to Kafka, again after {@link #restart}.
+     */
+    public void crash() {
+        process.kill();
+    }
+
+    /** Starts a crashed worker again on its port: it finds its connectors in Kafka; returns once each of them runs. */
+    public void restart() {
+        launch();
+        connectors.forEach(name -> Await.until("connector " + name, Duration.ofSeconds(90), process, () -> running(name)));
     }
 
     public String url() {
@@ -76,10 +102,12 @@ public final class KafkaConnectWorker implements AutoCloseable {
             throw new IllegalStateException("Connect refused connector " + name + ": " + response.statusCode() + " " + response.body());
         }
         Await.until("connector " + name, Duration.ofSeconds(60), process, () -> running(name));
+        connectors.add(name);
         return name;
     }
 
     public void delete(String connector) {
+        connectors.remove(connector);
         send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + connector)).DELETE());
     }
 

@@ -2,6 +2,7 @@ package dev.umbra.devstack;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -59,10 +60,14 @@ public final class LocalSystem implements AutoCloseable {
         process(service).crash();
     }
 
-    /** Starts a crashed or stopped service again on its ports and waits until it is ready. */
-    public void restart(String service) {
-        ServiceProcess old = process(service);
-        services.set(services.indexOf(old), old.restarted(stack, repoRoot));
+    /** Stops running services as an orchestrator would (SIGTERM and a grace period, all at once): they leave their consumer groups. */
+    public void stop(String... names) {
+        eachAtOnce(processes(names), ServiceProcess::close);
+    }
+
+    /** Starts crashed or stopped services again on their ports, all at once, and waits until each is ready. */
+    public void restart(String... names) {
+        eachAtOnce(processes(names), old -> services.set(services.indexOf(old), old.restarted(stack, repoRoot)));
     }
 
     /** The public API of a running service, by its registry name ({@code guild}, {@code licensing}, …). */
@@ -73,6 +78,10 @@ public final class LocalSystem implements AutoCloseable {
     /** The management interface (health, metrics, OpenAPI) of a running service. */
     public String managementUrl(String service) {
         return process(service).managementUrl();
+    }
+
+    private List<ServiceProcess> processes(String... names) {
+        return Arrays.stream(names).map(this::process).toList();
     }
 
     private ServiceProcess process(String service) {

@@ -51,10 +51,7 @@ public class ProcessedEventTrimmer implements RecurringWork {
 
     @Override
     public Uni<Outcome> handle(WorkItem item) {
-        Instant next = clock.instant().plus(settings.trimInterval());
-        return trim()
-                .map(trimmed -> (Outcome) Outcome.deferred("next run", next))
-                .onFailure().recoverWithItem(error -> Outcome.unavailable("trim failed: " + error, next));
+        return RecurringWork.nextRunAt(clock.instant().plus(settings.trimInterval()), trim());
     }
 
     /** One round of the work queue by hand: runs if the run item is due and no other replica holds it; returns 1 if it ran. */

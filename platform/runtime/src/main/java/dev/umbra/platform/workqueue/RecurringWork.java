@@ -1,5 +1,8 @@
 package dev.umbra.platform.workqueue;
 
+import io.smallrye.mutiny.Uni;
+import java.time.Instant;
+
 /**
  * Work that runs again and again (a reconciliation, a retention or trim job): the one item {@link #RUN}
  * of its queue, which each run puts back in line for the next ({@link Outcome#deferred}), so one replica
@@ -11,4 +14,13 @@ public interface RecurringWork extends WorkHandler {
 
     /** The key of the queue's one item. */
     String RUN = "run";
+
+    /**
+     * The outcome of a run for {@link #handle}: the next run is due at {@code next}, also after a run that
+     * failed (a database or a gateway away): that one is simply the next run's work.
+     */
+    static Uni<Outcome> nextRunAt(Instant next, Uni<?> run) {
+        return run.map(done -> (Outcome) Outcome.deferred("next run", next))
+                .onFailure().recoverWithItem(error -> Outcome.unavailable("run failed: " + error, next));
+    }
 }
