@@ -8,7 +8,9 @@ import dev.umbra.devstack.ServiceProcess;
 import dev.umbra.testing.LogLines;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The five packaged services as processes against devstack, started once for every end-to-end class
@@ -22,6 +24,9 @@ final class RunningSystem {
      */
     private static final LogLines.Expectation STARTING_TOGETHER = new LogLines.Expectation(
             "io.quarkus.reactive.datasource.runtime.ReactiveDatasourceHealthCheck", "WARN", "Timeout waiting for connection");
+
+    /** How far each service's log has been checked. */
+    private static final Map<String, Long> CHECKED = new HashMap<>();
 
     private static LocalSystem system;
 
@@ -39,15 +44,19 @@ final class RunningSystem {
     }
 
     /**
-     * No service wrote an ERROR, or a WARN none of {@code expected} declares, since it started: the
-     * log check of the services as they ship (full logger names, see ServiceProcess).
+     * No service wrote an ERROR, or a WARN none of {@code expected} declares, since the last check (a test
+     * class's faults are declared by that class and are not the next one's): the log check of the services
+     * as they ship (full logger names, see ServiceProcess).
      */
-    static void assertCleanLogs(LogLines.Expectation... expected) {
+    static synchronized void assertCleanLogs(LogLines.Expectation... expected) {
         List<LogLines.Expectation> allowed = new ArrayList<>(List.of(expected));
         allowed.add(STARTING_TOGETHER);
         List<String> unexpected = new ArrayList<>();
         for (ServiceProcess service : get().services()) {
-            LogLines.unexpected(service.log(), 0, allowed).forEach(line -> unexpected.add(service.name() + ": " + line));
+            long mark = LogLines.mark(service.log());
+            LogLines.unexpected(service.log(), CHECKED.getOrDefault(service.name(), 0L), allowed)
+                    .forEach(line -> unexpected.add(service.name() + ": " + line));
+            CHECKED.put(service.name(), mark);
         }
         assertThat(unexpected).as("WARN/ERROR lines in the services' logs").isEmpty();
     }

@@ -20,11 +20,14 @@ public final class KafkaBroker implements AutoCloseable {
     private static final int PARTITIONS = 3;
 
     private final int port;
-    private final ChildProcess process;
+    private final Path workDir;
+    private final List<String> command;
+    private volatile ChildProcess process;
 
-    private KafkaBroker(int port, ChildProcess process) {
+    private KafkaBroker(int port, Path workDir, List<String> command) {
         this.port = port;
-        this.process = process;
+        this.workDir = workDir;
+        this.command = command;
     }
 
     static KafkaBroker start(Path workDir, List<String> jvmOptions) {
@@ -53,11 +56,24 @@ public final class KafkaBroker implements AutoCloseable {
         List<String> options = Logging.jvmOptions(workDir, jvmOptions);
         ChildProcess.run("kafka-storage format", ChildProcess.javaCommand(options, classpath, "kafka.tools.StorageTool",
                 "format", "-t", clusterId(), "-c", config.toString()), workDir, workDir.resolve("kafka.log"), Duration.ofSeconds(60));
-        ChildProcess process = ChildProcess.start("kafka", ChildProcess.javaCommand(options, classpath, "kafka.Kafka",
-                config.toString()), workDir, workDir.resolve("kafka.log"), Map.of());
-        KafkaBroker broker = new KafkaBroker(port, process);
-        Await.until("kafka on port " + port, Duration.ofSeconds(60), process, broker::answersMetadata);
+        KafkaBroker broker = new KafkaBroker(port, workDir, ChildProcess.javaCommand(options, classpath, "kafka.Kafka", config.toString()));
+        broker.launch();
         return broker;
+    }
+
+    private void launch() {
+        process = ChildProcess.start("kafka", command, workDir, workDir.resolve("kafka.log"), Map.of());
+        Await.until("kafka on port " + port, Duration.ofSeconds(60), process, this::answersMetadata);
+    }
+
+    /** Stops the broker as an operator would (SIGTERM: it closes its logs cleanly); {@link #restart} brings it back. */
+    public void stop() {
+        process.stop(Duration.ofSeconds(30));
+    }
+
+    /** Starts a stopped broker again on its ports, with its data; returns once it answers. */
+    public void restart() {
+        launch();
     }
 
     public String bootstrapServers() {
