@@ -92,7 +92,9 @@ public final class OutboxConnectors {
         config.put("publication.autocreate.mode", "disabled");
         config.put("table.include.list", "public.outbox_event");
         config.put("snapshot.mode", "no_data");
-        config.put("poll.interval.ms", "10");
+        // An idle task sleeps this long between looks at the slot: 10 ms cost Connect ~40 % of a core doing nothing
+        // (four connectors); 100 ms costs ~10 % and at most 0.1 s on the first event after a quiet spell.
+        config.put("poll.interval.ms", "100");
         config.put("heartbeat.interval.ms", "10000");
         config.put("heartbeat.action.query", "insert into " + HEARTBEAT_TABLE + " (id, beat_at) values (1, now()) "
                 + "on conflict (id) do update set beat_at = excluded.beat_at");
