@@ -13,6 +13,7 @@ import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.LogLines;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,9 +34,16 @@ class ReplayIT {
     private final LocalSystem system = RunningSystem.get();
     private final SystemClient umbra = new SystemClient();
 
+    /**
+     * The five services stopped at once on two cores: a consumer's close may not hear back from the group
+     * coordinator within its timeout; the member then leaves the group by session timeout (the reset waits).
+     */
+    private static final LogLines.Expectation CLOSED_UNDER_LOAD = new LogLines.Expectation(
+            "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "WARN", "Close timed out with .* pending requests to coordinator");
+
     @AfterAll
     static void logsAreClean() {
-        RunningSystem.assertCleanLogs();
+        RunningSystem.assertCleanLogs(CLOSED_UNDER_LOAD);
     }
 
     @Test
