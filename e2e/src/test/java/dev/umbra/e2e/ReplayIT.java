@@ -7,16 +7,22 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
 import dev.umbra.devstack.LocalSystem;
+import dev.umbra.e2e.SystemClient.Installed;
 import dev.umbra.e2e.SystemClient.Subscribed;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
+import dev.umbra.events.billing.SubscriptionStarted;
+import dev.umbra.events.billing.SubscriptionSuspended;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.LogLines;
+import dev.umbra.testing.OutboxRecords;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -25,7 +31,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Replay as operators do it with Kafka UI: re-producing records that were already applied (same key,
  * value and headers), resetting consumer groups to the earliest offset, an audit replay: changes nothing
- * anywhere: no state, no new event, no second message, no charge.
+ * anywhere: no state, no new event, no second message, no charge. A dead letter redriven after its cause
+ * is repaired is applied once, and a second redrive of it changes nothing.
  */
 class ReplayIT {
 
@@ -41,9 +48,51 @@ class ReplayIT {
     private static final LogLines.Expectation CLOSED_UNDER_LOAD = new LogLines.Expectation(
             "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "WARN", "Close timed out with .* pending requests to coordinator");
 
+    /** The dead letter of the redrive test, sent on purpose. */
+    private static final LogLines.Expectation DEAD_LETTERED = new LogLines.Expectation(
+            "dev.umbra.platform.inbox.DeadLetters", "WARN", "dead-lettering umbra.subscription-.* for licensing: .*is unknown");
+
     @AfterAll
     static void logsAreClean() {
-        RunningSystem.assertCleanLogs(CLOSED_UNDER_LOAD);
+        RunningSystem.assertCleanLogs(CLOSED_UNDER_LOAD, DEAD_LETTERED);
+    }
+
+    @Test
+    void aDeadLetterRedrivenAfterItsCauseIsRepairedIsAppliedOnceAndASecondRedriveChangesNothing() {
+        Installed guild = umbra.installed();
+        String licenseId = umbra.license(guild.guildId()).extract().path("licenseId");
+        UUID subscription = UUID.randomUUID();
+        Instant started = Instant.now().minusSeconds(60);
+
+        // billing's SubscriptionStarted never reached the topic (the fault being repaired); its suspension did
+        UUID suspension = OutboxRecords.publish(new SubscriptionSuspended(subscription, "PAYMENT_FAILED"), Instant.now());
+        ConsumerRecord<String, byte[]> letter = deadLetterOf(suspension);
+        assertThat(KafkaProbe.header(letter, "dlq.consumer")).isEqualTo("licensing");
+        assertThat(KafkaProbe.header(letter, "dlq.error.message")).contains("subscription " + subscription + " is unknown");
+
+        // the repair: the missing event, with the time it happened
+        OutboxRecords.publish(new SubscriptionStarted(subscription, guild.guildId(), "PRO", started.plus(Duration.ofDays(30))), started);
+        await().atMost(TIMEOUT).untilAsserted(() -> umbra.entitlements(guild.guildId()).body("entitledPlan", equalTo("PRO")));
+
+        redrive(letter);
+        await().atMost(TIMEOUT).untilAsserted(() -> umbra.license(guild.guildId()).body("status", equalTo("SUSPENDED")));
+        SystemClient.awaitAllConsumed();
+        List<String> suspended = suspensionsOf(licenseId);
+        assertThat(suspended).hasSize(1);
+        await().atMost(TIMEOUT).until(() -> umbra.toldTo(guild.owner()).contains("Umbra is paused for your server (PAYMENT_FAILED)."));
+        List<String> told = umbra.toldTo(guild.owner());
+        assertThat(told).containsOnlyOnce("Umbra is paused for your server (PAYMENT_FAILED).");
+        String license = umbra.license(guild.guildId()).extract().asString();
+        int audited = umbra.auditedEventsOf("subscription", subscription.toString());
+        assertThat(audited).as("SubscriptionStarted and SubscriptionSuspended in audit").isEqualTo(2);
+
+        redrive(letter);
+        SystemClient.awaitAllConsumed();
+
+        assertThat(umbra.license(guild.guildId()).extract().asString()).isEqualTo(license);
+        assertThat(umbra.auditedEventsOf("subscription", subscription.toString())).isEqualTo(audited);
+        assertThat(suspensionsOf(licenseId)).isEqualTo(suspended);
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> umbra.toldTo(guild.owner()).equals(told));
     }
 
     @Test
@@ -152,6 +201,24 @@ class ReplayIT {
         assertThat(eventIds(records(Topics.of(Aggregates.SUBSCRIPTION), paid.subscription().toString(), "SubscriptionSuspended")))
                 .isEqualTo(subscriptionEvents);
         assertThat(eventIds(records(Topics.of(Aggregates.LICENSE), licenseId, "LicenseSuspended"))).isEqualTo(licenseEvents);
+    }
+
+    private static List<String> suspensionsOf(String licenseId) {
+        return eventIds(records(Topics.of(Aggregates.LICENSE), licenseId, "LicenseSuspended").stream()
+                .filter(r -> "LicenseSuspended".equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE))).toList());
+    }
+
+    /** The dead letter of a subscription event, read from {@code umbra.subscription.dlq} once it is there. */
+    private static ConsumerRecord<String, byte[]> deadLetterOf(UUID eventId) {
+        try (KafkaProbe probe = KafkaProbe.read(Topics.deadLetterOf(Topics.of(Aggregates.SUBSCRIPTION)))) {
+            return probe.awaitRecord(r -> eventId.toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), TIMEOUT);
+        }
+    }
+
+    /** As docs/operations.md tells an operator: the dead letter produced to its source topic with its key, value and headers. */
+    private static void redrive(ConsumerRecord<String, byte[]> letter) {
+        KafkaProbe.produceAll(List.of(new ProducerRecord<>(KafkaProbe.header(letter, "dlq.source.topic"), null, letter.key(), letter.value(),
+                letter.headers())));
     }
 
     private static List<String> eventIds(List<ConsumerRecord<String, byte[]>> records) {

@@ -41,16 +41,28 @@ final class SystemClient {
     record Subscribed(String guildId, String owner, UUID user, UUID billingKey, UUID subscription) {
     }
 
-    /** Flow 1 up to the first charge: the bot installed, a billing key issued, PRO subscribed (201, ACTIVE). */
-    Subscribed subscribedToPro() {
+    /** A guild with the bot installed by {@code owner}, on the FREE plan. */
+    record Installed(String guildId, String owner) {
+    }
+
+    /** The bot installed in a new guild (201), until licensing serves its FREE entitlements. */
+    Installed installed() {
         String guildId = Snowflakes.random();
         String owner = Snowflakes.random();
-        UUID user = UUID.randomUUID();
         given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
                 .body(Map.of("installerUserId", owner))
                 .when().post("/guilds/{id}/installation", guildId)
                 .then().statusCode(201);
         await().atMost(TIMEOUT).untilAsserted(() -> entitlements(guildId).body("entitledPlan", equalTo("FREE")));
+        return new Installed(guildId, owner);
+    }
+
+    /** Flow 1 up to the first charge: the bot installed, a billing key issued, PRO subscribed (201, ACTIVE). */
+    Subscribed subscribedToPro() {
+        Installed installed = installed();
+        String guildId = installed.guildId();
+        String owner = installed.owner();
+        UUID user = UUID.randomUUID();
 
         UUID billingKey = UUID.fromString(given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user.toString()))
                 .contentType(ContentType.JSON).body(Map.of("authKey", "auth-" + UUID.randomUUID()))

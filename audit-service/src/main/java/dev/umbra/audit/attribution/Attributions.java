@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.umbra.audit.attribution.AttributionRules.AggregateRef;
 import dev.umbra.platform.readmodel.AggregateGuilds;
 import dev.umbra.platform.readmodel.GuildOwnership;
+import dev.umbra.platform.storage.NativeSelects;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -34,14 +35,14 @@ public class Attributions {
 
     private static final String ATTRIBUTE = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at) "
             + "values (?1, cast(?2 as timestamptz), ?3, cast(?4 as timestamptz)) on conflict do nothing";
-    private static final String LOCK = "select 1 from pg_advisory_xact_lock(hashtextextended(?1, 0))";
+    private static final String LOCK = "select 1 from pg_advisory_xact_lock(hashtextextended($1, 0))";
     private static final String WAIT = "insert into audit_unattributed (event_id, occurred_at, ref_type, ref_id) "
             + "values (?1, cast(?2 as timestamptz), ?3, ?4) on conflict do nothing";
     private static final String ATTRIBUTE_WAITING = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at) "
             + "select distinct event_id, occurred_at, ?3, cast(?4 as timestamptz) from audit_unattributed "
             + "where ref_type = ?1 and ref_id = ?2 on conflict do nothing";
     private static final String AGGREGATES_OF_WAITING = "select distinct l.aggregate_type, l.aggregate_id from audit_unattributed u "
-            + "join audit_log l on l.event_id = u.event_id and l.occurred_at = u.occurred_at where u.ref_type = ?1 and u.ref_id = ?2";
+            + "join audit_log l on l.event_id = u.event_id and l.occurred_at = u.occurred_at where u.ref_type = $1 and u.ref_id = $2";
     private static final String NO_LONGER_WAITING = "delete from audit_unattributed where event_id in "
             + "(select event_id from audit_unattributed where ref_type = ?1 and ref_id = ?2)";
 
@@ -93,8 +94,7 @@ public class Attributions {
 
     private Uni<Void> attributeWaiting(AggregateRef aggregate, String guildId, Instant now) {
         return execute(ATTRIBUTE_WAITING, aggregate.type(), aggregate.id(), guildId, utc(now))
-                .chain(() -> Panache.getSession().chain(session -> session.createNativeQuery(AGGREGATES_OF_WAITING, Object[].class)
-                        .setParameter(1, aggregate.type()).setParameter(2, aggregate.id()).getResultList()))
+                .chain(() -> Panache.getSession().chain(session -> NativeSelects.select(session, AGGREGATES_OF_WAITING, aggregate.type(), aggregate.id())))
                 .call(() -> execute(NO_LONGER_WAITING, aggregate.type(), aggregate.id()))
                 .chain(rows -> learnEach(rows, aggregate, guildId, now, 0));
     }
@@ -135,8 +135,7 @@ public class Attributions {
     }
 
     private Uni<Void> lock(AggregateRef aggregate) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(LOCK, Integer.class)
-                .setParameter(1, aggregate.lockKey()).getResultList()).replaceWithVoid();
+        return Panache.getSession().chain(session -> NativeSelects.select(session, LOCK, aggregate.lockKey())).replaceWithVoid();
     }
 
     private static Uni<Void> execute(String sql, Object... parameters) {

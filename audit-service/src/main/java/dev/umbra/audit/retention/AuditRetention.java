@@ -1,6 +1,7 @@
 package dev.umbra.audit.retention;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
@@ -67,11 +68,10 @@ public class AuditRetention implements RecurringWork {
     Uni<RunSummary> run() {
         Instant now = clock.instant();
         Instant keptFrom = MonthPartitions.keptFrom(now, settings.keepMonths());
-        return Panache.withTransaction(() -> Panache.getSession().chain(session -> session
-                        .createNativeQuery("select audit_create_partitions(cast(?1 as timestamptz), ?2)", Integer.class)
-                        .setParameter(1, now.atOffset(ZoneOffset.UTC)).setParameter(2, settings.monthsAhead() + 1)
-                        .getSingleResult()
-                        .chain(created -> session.createNativeQuery(PARTITIONS, String.class).getResultList()
+        return Panache.withTransaction(() -> Panache.getSession().chain(session -> NativeSelects
+                        .select(session, "select audit_create_partitions(cast($1 as timestamptz), $2)", now, settings.monthsAhead() + 1)
+                        .map(NativeSelects.single(Integer.class))
+                        .chain(created -> NativeSelects.select(session, PARTITIONS).map(NativeSelects.column(String.class))
                                 .map(names -> MonthPartitions.toDrop(names, keptFrom))
                                 .chain(dropped -> drop(dropped, 0)
                                         .chain(() -> session.createNativeQuery("delete from audit_unattributed where occurred_at < cast(?1 as timestamptz)")

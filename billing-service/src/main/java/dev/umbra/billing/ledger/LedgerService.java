@@ -3,6 +3,7 @@ package dev.umbra.billing.ledger;
 import dev.umbra.events.billing.LedgerEntryCorrected;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.storage.NativeSelects;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
@@ -83,8 +84,7 @@ public class LedgerService {
     }
 
     private static Uni<Void> lockLedger(UUID subscriptionId) {
-        return Panache.getSession().chain(session -> session
-                .createNativeQuery("select count(*) from (select pg_advisory_xact_lock(hashtext(?1))) locked", Long.class)
-                .setParameter(1, "ledger-of-subscription:" + subscriptionId).getSingleResult()).replaceWithVoid();
+        return Panache.getSession().chain(session -> NativeSelects.select(session,
+                "select count(*) from (select pg_advisory_xact_lock(hashtext($1))) locked", "ledger-of-subscription:" + subscriptionId)).replaceWithVoid();
     }
 }

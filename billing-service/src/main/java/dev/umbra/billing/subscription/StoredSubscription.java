@@ -1,5 +1,6 @@
 package dev.umbra.billing.subscription;
 
+import dev.umbra.platform.storage.NativeSelects;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.PanacheEntityBase;
 import io.smallrye.mutiny.Uni;
@@ -138,9 +139,8 @@ public class StoredSubscription extends PanacheEntityBase {
      * lock), so the "already subscribed" check is exact; the unique index stays the backstop.
      */
     static Uni<Void> lockGuild(String guildId) {
-        return Panache.getSession().chain(session -> session
-                .createNativeQuery("select count(*) from (select pg_advisory_xact_lock(hashtext(?1))) locked", Long.class)
-                .setParameter(1, "subscription-of-guild:" + guildId).getSingleResult()).replaceWithVoid();
+        return Panache.getSession().chain(session -> NativeSelects.select(session,
+                "select count(*) from (select pg_advisory_xact_lock(hashtext($1))) locked", "subscription-of-guild:" + guildId)).replaceWithVoid();
     }
 
     /** The guild's subscriptions that are not canceled (at most one, by a unique index), locked for a change. */

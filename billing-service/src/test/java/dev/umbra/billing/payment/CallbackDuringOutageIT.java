@@ -27,8 +27,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
-@ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
-        message = "Failed to (start a|rollback|commit) transaction")
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
 class CallbackDuringOutageIT {

@@ -27,16 +27,19 @@ public final class PostgresServer implements AutoCloseable {
     static final String USER = "umbra";
     private static final String UNPRIVILEGED_USER = "nobody";
 
+    private final Path workDir;
     private final Path dataDir;
     private final int port;
     private final String password;
-    private final ChildProcess process;
+    private final List<String> command;
+    private volatile ChildProcess process;
 
-    private PostgresServer(Path dataDir, int port, String password, ChildProcess process) {
+    private PostgresServer(Path workDir, Path dataDir, int port, String password, List<String> command) {
+        this.workDir = workDir;
         this.dataDir = dataDir;
         this.port = port;
         this.password = password;
-        this.process = process;
+        this.command = command;
     }
 
     static PostgresServer start(Path workDir, String password) {
@@ -58,7 +61,7 @@ public final class PostgresServer implements AutoCloseable {
                 "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")), workDir, log, Duration.ofSeconds(60));
 
         int port = Ports.free();
-        ChildProcess process = ChildProcess.start("postgres", asServerUser(List.of(binDir.resolve("postgres").toString(),
+        List<String> command = asServerUser(List.of(binDir.resolve("postgres").toString(),
                 "-D", dataDir.toString(),
                 "-c", "listen_addresses=127.0.0.1",
                 "-c", "port=" + port,
@@ -70,10 +73,28 @@ public final class PostgresServer implements AutoCloseable {
                 "-c", "max_slot_wal_keep_size=1GB",
                 "-c", "max_wal_senders=20",
                 "-c", "max_connections=200",
-                "-c", "shared_buffers=128MB")), workDir, log, Map.of());
-        PostgresServer server = new PostgresServer(dataDir, port, password, process);
-        Await.until("postgres on port " + port, Duration.ofSeconds(30), process, server::acceptsConnections);
+                "-c", "shared_buffers=128MB"));
+        PostgresServer server = new PostgresServer(workDir, dataDir, port, password, command);
+        server.launch();
         return server;
+    }
+
+    private void launch() {
+        process = ChildProcess.start("postgres", command, workDir, workDir.resolve("postgres.log"), Map.of());
+        Await.until("postgres on port " + port, Duration.ofSeconds(30), process, this::acceptsConnections);
+    }
+
+    /**
+     * Stops the server as an operator's {@code pg_ctl stop -m fast} would (SIGINT: clients are disconnected, the
+     * server checkpoints and exits); {@link #restart} brings it back on its port with its data.
+     */
+    public void stop() {
+        close();
+    }
+
+    /** Starts a stopped server again; returns once it accepts connections. */
+    public void restart() {
+        launch();
     }
 
     public String host() {

@@ -3,6 +3,7 @@ package dev.umbra.licensing.license;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.GuildOwnerChanged;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.web.ProblemException;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
@@ -31,7 +32,7 @@ public class GuildOwners {
                 set changed_owner_id = excluded.changed_owner_id, owner_changed_at = excluded.owner_changed_at
                 where guild_owner.owner_changed_at is null or excluded.owner_changed_at >= guild_owner.owner_changed_at""";
     private static final String OWNER = """
-            select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = :guildId""";
+            select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = $1""";
 
     Uni<Void> onBotInstalled(BotInstalled event, EventEnvelope envelope) {
         if (event.installerUserId() == null) {
@@ -58,9 +59,8 @@ public class GuildOwners {
     /** Fails with 403 unless {@code discordUserId} owns the guild; an unknown guild is nobody's. */
     @WithSession
     public Uni<Void> requireOwner(String guildId, String discordUserId) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(OWNER, String.class)
-                        .setParameter("guildId", guildId)
-                        .getResultList())
+        return Panache.getSession().chain(session -> NativeSelects.select(session, OWNER, guildId))
+                .map(NativeSelects.column(String.class))
                 .map(owners -> {
                     if (owners.isEmpty() || !Objects.equals(owners.get(0), discordUserId)) {
                         throw new ProblemException(403, "Forbidden", "a user reads only the licenses of guilds they own");

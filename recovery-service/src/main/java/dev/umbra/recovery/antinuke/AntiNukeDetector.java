@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.umbra.events.recovery.AntiNukeTriggered;
 import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.platform.readmodel.GuildPlans;
 import dev.umbra.recovery.snapshot.GuildLocks;
@@ -40,9 +41,9 @@ public class AntiNukeDetector {
             values (:guildId, :entryId, :action, :actorId, :targetId, :at) on conflict do nothing""";
     private static final String WINDOW = """
             select occurred_at from audit_log_entry
-            where guild_id = :guildId and actor_id = :actorId and action = :action and occurred_at between :from and :to""";
+            where guild_id = $1 and actor_id = $2 and action = $3 and occurred_at between $4 and $5""";
     private static final String LAST_INCIDENT = """
-            select cast(id as text), last_at from anti_nuke_incident where guild_id = :guildId and actor_id = :actorId and pattern = :pattern
+            select cast(id as text), last_at from anti_nuke_incident where guild_id = $1 and actor_id = $2 and pattern = $3
             order by last_at desc limit 1""";
     private static final String EXTEND = "update anti_nuke_incident set last_at = greatest(last_at, :at) where id = :id";
     private static final String OPEN = """
@@ -96,16 +97,14 @@ public class AntiNukeDetector {
     }
 
     private Uni<Void> judge(String guildId, Entry entry, BurstRule rule, List<String> triggered) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(WINDOW, OffsetDateTime.class)
-                .setParameter("guildId", guildId).setParameter("actorId", entry.actorId()).setParameter("action", rule.action())
-                .setParameter("from", rule.windowStart(entry.occurredAt())).setParameter("to", entry.occurredAt())
-                .getResultList()
+        return Panache.getSession().chain(session -> NativeSelects.select(session, WINDOW, guildId, entry.actorId(), rule.action(),
+                        rule.windowStart(entry.occurredAt()), entry.occurredAt())
+                .map(NativeSelects.column(Instant.class))
                 .chain(window -> {
-                    if (!rule.burstAt(window.stream().map(OffsetDateTime::toInstant).toList(), entry.occurredAt())) {
+                    if (!rule.burstAt(window, entry.occurredAt())) {
                         return Uni.createFrom().voidItem();
                     }
-                    return session.createNativeQuery(LAST_INCIDENT, Object[].class).setParameter("guildId", guildId)
-                            .setParameter("actorId", entry.actorId()).setParameter("pattern", rule.pattern()).getResultList()
+                    return NativeSelects.select(session, LAST_INCIDENT, guildId, entry.actorId(), rule.pattern())
                             .chain(last -> {
                                 if (!last.isEmpty() && rule.continues(instant(last.get(0)[1]), entry.occurredAt())) {
                                     return session.createNativeQuery(EXTEND).setParameter("id", UUID.fromString((String) last.get(0)[0]))

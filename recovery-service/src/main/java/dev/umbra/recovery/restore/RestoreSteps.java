@@ -2,6 +2,7 @@ package dev.umbra.recovery.restore;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.recovery.snapshot.GuildStructure;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
@@ -42,7 +43,7 @@ final class RestoreSteps {
     private static final String INSERT = """
             insert into restore_step (job_id, seq, kind, target_id, spec, status) values (:jobId, :seq, :kind, :targetId, :spec, 'PENDING')""";
     private static final String OF_JOB = """
-            select seq, kind, target_id, spec, status, discord_id from restore_step where job_id = :jobId order by seq""";
+            select seq, kind, target_id, spec, status, discord_id from restore_step where job_id = $1 order by seq""";
     private static final String ATTEMPTED = "update restore_step set status = 'ATTEMPTED' where job_id = :jobId and seq = :seq and status = 'PENDING'";
     private static final String DONE = """
             update restore_step set status = 'DONE', discord_id = :discordId, done_at = :at
@@ -70,7 +71,7 @@ final class RestoreSteps {
     }
 
     static Uni<List<Stored>> of(UUID jobId) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(OF_JOB, Object[].class).setParameter("jobId", jobId).getResultList())
+        return Panache.getSession().chain(session -> NativeSelects.select(session, OF_JOB, jobId))
                 .map(rows -> {
                     List<Stored> steps = new ArrayList<>();
                     rows.forEach(row -> steps.add(new Stored(((Number) row[0]).intValue(), StepKind.valueOf((String) row[1]), (String) row[2],

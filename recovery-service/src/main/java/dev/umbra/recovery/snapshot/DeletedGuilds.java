@@ -5,6 +5,7 @@ import dev.umbra.events.EventEnvelope;
 import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
 import dev.umbra.platform.workqueue.WorkItem;
@@ -33,7 +34,7 @@ public class DeletedGuilds implements WorkHandler {
     private static final String RECORD = """
             insert into deleted_guild (guild_id, deleted_at, purge_at) values (:guildId, :deletedAt, :purgeAt)
             on conflict (guild_id) do nothing""";
-    private static final String SNAPSHOTS = "select id from snapshot where guild_id = :guildId";
+    private static final String SNAPSHOTS = "select id from snapshot where guild_id = $1";
 
     private final Inbox inbox;
     private final WorkQueues queues;
@@ -79,7 +80,8 @@ public class DeletedGuilds implements WorkHandler {
                 return Uni.createFrom().item(Outcome.deferred("the lease was taken over", null));
             }
             return Panache.getSession()
-                    .chain(session -> session.createNativeQuery(SNAPSHOTS, UUID.class).setParameter("guildId", guildId).getResultList())
+                    .chain(session -> NativeSelects.select(session, SNAPSHOTS, guildId))
+                    .map(NativeSelects.column(UUID.class))
                     .chain(ids -> snapshots.delete(guildId, ids))
                     .replaceWith(Outcome.done());
         }));

@@ -1,5 +1,6 @@
 package dev.umbra.recovery.snapshot;
 
+import dev.umbra.platform.storage.NativeSelects;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 
@@ -10,20 +11,19 @@ import io.smallrye.mutiny.Uni;
  */
 public final class GuildLocks {
 
-    private static final String LOCK = "select count(*) from (select pg_advisory_xact_lock(hashtext(:key))) as locked";
-    private static final String TRY_LOCK = "select pg_try_advisory_xact_lock(hashtext(:key))";
+    private static final String LOCK = "select count(*) from (select pg_advisory_xact_lock(hashtext($1))) as locked";
+    private static final String TRY_LOCK = "select pg_try_advisory_xact_lock(hashtext($1))";
 
     private GuildLocks() {
     }
 
     public static Uni<Void> lock(String kind, String guildId) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(LOCK, Long.class)
-                .setParameter("key", kind + ":" + guildId).getSingleResult()).replaceWithVoid();
+        return Panache.getSession().chain(session -> NativeSelects.select(session, LOCK, kind + ":" + guildId)).replaceWithVoid();
     }
 
     /** The lock if nobody holds it, at once: false when another transaction does (it is not waited for). */
     public static Uni<Boolean> tryLock(String kind, String guildId) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(TRY_LOCK, Boolean.class)
-                .setParameter("key", kind + ":" + guildId).getSingleResult());
+        return Panache.getSession().chain(session -> NativeSelects.select(session, TRY_LOCK, kind + ":" + guildId))
+                .map(NativeSelects.single(Boolean.class));
     }
 }

@@ -4,6 +4,7 @@ import dev.umbra.events.DomainEvent;
 import dev.umbra.events.recovery.SnapshotCreated;
 import dev.umbra.events.recovery.SnapshotDeleted;
 import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.web.ProblemException;
 import dev.umbra.platform.readmodel.GuildPlans;
 import io.quarkus.hibernate.reactive.panache.Panache;
@@ -26,10 +27,10 @@ import java.util.UUID;
 @ApplicationScoped
 public class SnapshotService {
 
-    private static final String NEWEST_FIRST = "select id from snapshot where guild_id = :guildId order by created_at desc, id desc";
-    private static final String IN_USE = "select snapshot_id from restore_job where guild_id = :guildId and status in ('QUEUED', 'RUNNING')";
+    private static final String NEWEST_FIRST = "select id from snapshot where guild_id = $1 order by created_at desc, id desc";
+    private static final String IN_USE = "select snapshot_id from restore_job where guild_id = $1 and status in ('QUEUED', 'RUNNING')";
     private static final String DELETE = "delete from snapshot where id in (:ids)";
-    private static final String DELETED_GUILD = "select count(*) from deleted_guild where guild_id = :guildId";
+    private static final String DELETED_GUILD = "select count(*) from deleted_guild where guild_id = $1";
 
     private final GuildPlans plans;
     private final OutboxWriter outbox;
@@ -43,8 +44,8 @@ public class SnapshotService {
 
     @WithTransaction
     public Uni<Snapshot> take(String guildId, SnapshotTrigger trigger, SnapshotCodec.Encoded encoded) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(DELETED_GUILD, Long.class)
-                        .setParameter("guildId", guildId).getSingleResult())
+        return Panache.getSession().chain(session -> NativeSelects.select(session, DELETED_GUILD, guildId))
+                .map(NativeSelects.single(Long.class))
                 .chain(deleted -> {
                     if (deleted > 0) {
                         throw ProblemException.conflict("guild " + guildId + " was deleted: its snapshots are kept until they are purged, no new ones");
@@ -61,8 +62,8 @@ public class SnapshotService {
                 .chain(() -> outbox.publish(new SnapshotCreated(snapshot.id, guildId, trigger.name())))
                 .chain(() -> plans.entitlementsOf(guildId))
                 .chain(entitlements -> Panache.getSession().chain(session -> session.flush()
-                        .chain(() -> session.createNativeQuery(NEWEST_FIRST, UUID.class).setParameter("guildId", guildId).getResultList())
-                        .chain(newestFirst -> session.createNativeQuery(IN_USE, UUID.class).setParameter("guildId", guildId).getResultList()
+                        .chain(() -> NativeSelects.select(session, NEWEST_FIRST, guildId).map(NativeSelects.column(UUID.class)))
+                        .chain(newestFirst -> NativeSelects.select(session, IN_USE, guildId).map(NativeSelects.column(UUID.class))
                                 .map(inUse -> Retention.beyond(newestFirst, entitlements.snapshotRetention(), new HashSet<>(inUse))))))
                 .chain(beyond -> delete(guildId, beyond))
                 .replaceWith(snapshot);

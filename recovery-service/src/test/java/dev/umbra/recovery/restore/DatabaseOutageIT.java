@@ -37,8 +37,6 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
-@ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
-        message = "Failed to (start a|rollback|commit) transaction")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
 class DatabaseOutageIT {
 

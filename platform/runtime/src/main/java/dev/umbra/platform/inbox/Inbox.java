@@ -3,6 +3,7 @@ package dev.umbra.platform.inbox;
 import dev.umbra.events.EventDecodingException;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.platform.inbox.InboxMetrics.Outcome;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.trace.TraceContext;
 import io.opentelemetry.api.trace.Span;
@@ -20,7 +21,6 @@ import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -329,24 +329,24 @@ public class Inbox {
                     + "(consumer, event_id, event_type, aggregate_type, aggregate_id, recorded_at) values ");
             for (int i = 0; i < items.size(); i++) {
                 int p = i * 6;
-                sql.append(i == 0 ? "" : ", ").append(String.format("(?%d, ?%d, ?%d, ?%d, ?%d, cast(?%d as timestamptz))",
+                sql.append(i == 0 ? "" : ", ").append(String.format("($%d, $%d, $%d, $%d, $%d, cast($%d as timestamptz))",
                         p + 1, p + 2, p + 3, p + 4, p + 5, p + 6));
             }
             sql.append(" on conflict do nothing returning event_id");
-            return Panache.getSession().chain(session -> {
-                var query = session.createNativeQuery(sql.toString(), UUID.class);
-                for (int i = 0; i < items.size(); i++) {
-                    EventEnvelope envelope = items.get(i).envelope();
-                    int p = i * 6;
-                    query.setParameter(p + 1, consumer)
-                            .setParameter(p + 2, envelope.eventId())
-                            .setParameter(p + 3, envelope.eventType())
-                            .setParameter(p + 4, envelope.aggregateType())
-                            .setParameter(p + 5, envelope.aggregateId())
-                            .setParameter(p + 6, envelope.recordedAt() == null ? null : envelope.recordedAt().atOffset(ZoneOffset.UTC));
-                }
-                return query.getResultList().map(HashSet::new);
-            });
+            Object[] arguments = new Object[items.size() * 6];
+            for (int i = 0; i < items.size(); i++) {
+                EventEnvelope envelope = items.get(i).envelope();
+                int p = i * 6;
+                arguments[p] = consumer;
+                arguments[p + 1] = envelope.eventId();
+                arguments[p + 2] = envelope.eventType();
+                arguments[p + 3] = envelope.aggregateType();
+                arguments[p + 4] = envelope.aggregateId();
+                arguments[p + 5] = envelope.recordedAt();
+            }
+            return Panache.getSession().chain(session -> NativeSelects.select(session, sql.toString(), arguments))
+                    .map(NativeSelects.column(UUID.class))
+                    .map(HashSet::new);
         }
 
         private Uni<Void> deadLetter(Item item, Throwable error) {

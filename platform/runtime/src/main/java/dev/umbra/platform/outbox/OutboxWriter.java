@@ -2,6 +2,7 @@ package dev.umbra.platform.outbox;
 
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventEnvelope;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.trace.TraceContext;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,13 +32,12 @@ public class OutboxWriter {
     private static final String INSERT = """
             with next as (
                 insert into aggregate_sequence as s (aggregate_type, aggregate_id, last_sequence)
-                values (:aggregateType, :aggregateId, 1)
+                values ($2, $3, 1)
                 on conflict (aggregate_type, aggregate_id) do update set last_sequence = s.last_sequence + 1
                 returning last_sequence)
             insert into outbox_event (id, aggregatetype, aggregateid, type, "timestamp", payload, schema_version,
                                       tracingspancontext, sequence)
-            select :id, :aggregateType, :aggregateId, :type, :occurredAt, cast(cast(:payload as text) as jsonb),
-                   :schemaVersion, :traceContext, next.last_sequence
+            select $1, $2, $3, $4, $5, cast(cast($6 as text) as jsonb), $7, $8, next.last_sequence
             from next
             returning sequence""";
     // The payload is bound as text and cast on the server: bound straight to a jsonb parameter, a Java
@@ -88,16 +88,10 @@ public class OutboxWriter {
     }
 
     private Uni<EventEnvelope> write(Mutiny.Session session, EventEnvelope envelope) {
-        return session.createNativeQuery(INSERT, Long.class)
-                .setParameter("id", envelope.eventId())
-                .setParameter("aggregateType", envelope.aggregateType())
-                .setParameter("aggregateId", envelope.aggregateId())
-                .setParameter("type", envelope.eventType())
-                .setParameter("occurredAt", envelope.occurredAt())
-                .setParameter("payload", envelope.payload().toString())
-                .setParameter("schemaVersion", envelope.schemaVersion())
-                .setParameter("traceContext", envelope.traceContext())
-                .getSingleResult()
+        return NativeSelects.select(session, INSERT, envelope.eventId(), envelope.aggregateType(), envelope.aggregateId(),
+                        envelope.eventType(), envelope.occurredAt(), envelope.payload().toString(), envelope.schemaVersion(),
+                        envelope.traceContext())
+                .map(NativeSelects.single(Long.class))
                 .call(() -> session.createNativeQuery(DELETE).setParameter("id", envelope.eventId()).executeUpdate())
                 .invoke(() -> written(envelope.eventType()))
                 .map(envelope::withSequence);

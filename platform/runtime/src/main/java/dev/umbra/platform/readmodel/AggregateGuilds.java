@@ -2,6 +2,7 @@ package dev.umbra.platform.readmodel;
 
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.platform.inbox.ReadModel;
+import dev.umbra.platform.storage.NativeSelects;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -23,7 +24,7 @@ public class AggregateGuilds implements ReadModel {
 
     private static final String LEARN = "insert into aggregate_guild (aggregate_type, aggregate_id, guild_id, learned_at) "
             + "values (?1, ?2, ?3, cast(?4 as timestamptz)) on conflict do nothing";
-    private static final String GUILD_OF = "select guild_id from aggregate_guild where aggregate_type = ?1 and aggregate_id = ?2";
+    private static final String GUILD_OF = "select guild_id from aggregate_guild where aggregate_type = $1 and aggregate_id = $2";
 
     private final Clock clock;
 
@@ -57,10 +58,8 @@ public class AggregateGuilds implements ReadModel {
     }
 
     public Uni<Optional<String>> guildOf(String aggregateType, String aggregateId) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(GUILD_OF, String.class)
-                        .setParameter(1, aggregateType)
-                        .setParameter(2, aggregateId)
-                        .getResultList())
+        return Panache.getSession().chain(session -> NativeSelects.select(session, GUILD_OF, aggregateType, aggregateId))
+                .map(NativeSelects.column(String.class))
                 .map(found -> found.stream().findFirst());
     }
 }

@@ -9,6 +9,7 @@ import dev.umbra.events.plan.Entitlements;
 import dev.umbra.events.plan.Plan;
 import dev.umbra.platform.inbox.ReadModel;
 import dev.umbra.platform.readmodel.LicensePlan.Position;
+import dev.umbra.platform.storage.NativeSelects;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -37,10 +38,10 @@ public class GuildPlans implements ReadModel {
     private static final String MICROS = "cast(extract(epoch from %s) * 1000000 as bigint)";
     private static final String MAKE = "insert into license_plan (license_id) values (?1) on conflict do nothing";
     private static final String LOCK = "select guild_id, plan, " + MICROS.formatted("plan_at") + ", plan_sequence, status, "
-            + MICROS.formatted("status_at") + ", status_sequence from license_plan where license_id = ?1 for update";
+            + MICROS.formatted("status_at") + ", status_sequence from license_plan where license_id = $1 for update";
     private static final String STORE = "update license_plan set guild_id = ?2, plan = ?3, plan_at = cast(?4 as timestamptz), "
             + "plan_sequence = ?5, status = ?6, status_at = cast(?7 as timestamptz), status_sequence = ?8 where license_id = ?1";
-    private static final String ACTIVE_PLANS = "select plan from license_plan where guild_id = ?1 and status = 'ACTIVE'";
+    private static final String ACTIVE_PLANS = "select plan from license_plan where guild_id = $1 and status = 'ACTIVE'";
 
     @Override
     public void learnFrom(Feed feed) {
@@ -59,9 +60,8 @@ public class GuildPlans implements ReadModel {
      * without one (also before licensing's first word, and for a plan code this version does not know).
      */
     public Uni<Entitlements> entitlementsOf(String guildId) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(ACTIVE_PLANS, String.class)
-                        .setParameter(1, guildId)
-                        .getResultList())
+        return Panache.getSession().chain(session -> NativeSelects.select(session, ACTIVE_PLANS, guildId))
+                .map(NativeSelects.column(String.class))
                 .map(GuildPlans::highest)
                 .map(Plan::entitlements);
     }
@@ -83,9 +83,9 @@ public class GuildPlans implements ReadModel {
 
     private static Uni<Void> change(UUID licenseId, UnaryOperator<LicensePlan> rule) {
         return Panache.getSession().chain(session -> session.createNativeQuery(MAKE).setParameter(1, licenseId).executeUpdate()
-                .chain(() -> session.createNativeQuery(LOCK, Object[].class).setParameter(1, licenseId).getSingleResult())
-                .chain(row -> {
-                    LicensePlan before = stored(row);
+                .chain(() -> NativeSelects.select(session, LOCK, licenseId))
+                .chain(rows -> {
+                    LicensePlan before = stored(rows.get(0));
                     LicensePlan after = rule.apply(before);
                     if (after.equals(before)) {
                         return Uni.createFrom().voidItem();

@@ -40,8 +40,6 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
-@ExpectedLog(category = "org.hibernate.reactive.pool.impl.SqlClientConnection", level = "ERROR",
-        message = "Failed to (start a|rollback|commit) transaction")
 @TestProfile(DatabaseOutageIT.LongerBackoff.class)
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_outage"))
 class DatabaseOutageIT {
