@@ -16,7 +16,8 @@ import org.jboss.logging.Logger;
 /**
  * The "database" policy: Retry(CircuitBreaker(call)). Only a call that surely did not run is
  * retried (an error after COMMIT was sent leaves the outcome unknown, and is answered, not repeated);
- * only infrastructure faults count against the circuit, never a 404 or a conflict.
+ * only a database that cannot be reached counts against the circuit ({@link StorageFaults#databaseAway}),
+ * never a busy one, a lost race, a 404 or a conflict.
  */
 @ApplicationScoped
 public class DatabaseGuards {
@@ -48,7 +49,7 @@ public class DatabaseGuards {
                     .failureRatio(settings.circuit().failureRatio())
                     .delay(settings.circuit().delay().toMillis(), ChronoUnit.MILLIS)
                     .successThreshold(settings.circuit().successThreshold())
-                    .when(StorageFaults::isTransient)
+                    .when(StorageFaults::databaseAway)
                     .onStateChange(this::changed)
                     .done()
                 .build();

@@ -28,6 +28,12 @@ public final class StorageFaults {
             "53300", // too_many_connections
             "25P03"); // idle_in_transaction_session_timeout
 
+    /**
+     * SQL states of a database that is there but busy, or of a transaction that lost to another one:
+     * transient, but no sign that the database is away.
+     */
+    private static final Set<String> BUSY_OR_CONTENDED_STATES = Set.of("40001", "40P01", "55P03", "57014", "53300", "25P03");
+
     /** SQL states the server answers before it runs anything of ours. */
     private static final Set<String> REFUSED_STATES = Set.of("57P03", "53300");
 
@@ -75,6 +81,27 @@ public final class StorageFaults {
             }
         }
         return false;
+    }
+
+    /**
+     * The database cannot be reached or is going away: the faults the database circuit counts. Not a
+     * database that answers but is busy (no pooled connection within the acquire timeout, too many
+     * connections, a statement timeout) nor a transaction that lost to another one (serialization
+     * failure, deadlock, lock not available): those fail or retry their own call, and counting them
+     * would turn a moment of overload into seconds of refusing every request.
+     */
+    public static boolean databaseAway(Throwable error) {
+        if (!isTransient(error)) {
+            return false;
+        }
+        for (Throwable cause : chain(error)) {
+            String state = sqlState(cause);
+            if (poolExhausted(cause) || cause instanceof BulkheadException
+                    || state != null && BUSY_OR_CONTENDED_STATES.contains(state)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -30,6 +30,21 @@ class StorageFaultsTest {
     }
 
     @Test
+    void only_a_database_that_cannot_be_reached_counts_as_away() {
+        assertThat(StorageFaults.databaseAway(new CompletionException(new ConnectException("Connection refused")))).isTrue();
+        assertThat(StorageFaults.databaseAway(new PgException("terminating connection", "FATAL", "57P01", null))).isTrue();
+        assertThat(StorageFaults.databaseAway(io.vertx.sqlclient.ClosedConnectionException.INSTANCE)).isTrue();
+
+        assertThat(StorageFaults.databaseAway(new io.vertx.core.impl.NoStackTraceTimeoutException("Timeout"))).as("pool exhausted").isFalse();
+        assertThat(StorageFaults.databaseAway(new PgException("could not serialize access", "ERROR", "40001", null))).isFalse();
+        assertThat(StorageFaults.databaseAway(new PgException("deadlock detected", "ERROR", "40P01", null))).isFalse();
+        assertThat(StorageFaults.databaseAway(new PgException("canceling statement due to statement timeout", "ERROR", "57014", null)))
+                .isFalse();
+        assertThat(StorageFaults.databaseAway(new PgException("sorry, too many clients already", "FATAL", "53300", null))).isFalse();
+        assertThat(StorageFaults.databaseAway(new PgException("duplicate key", "ERROR", "23505", null))).isFalse();
+    }
+
+    @Test
     void a_server_starting_up_refuses_before_running_anything() {
         assertThat(StorageFaults.surelyNotExecuted(new PgException("the database system is starting up", "FATAL", "57P03", null)))
                 .isTrue();
