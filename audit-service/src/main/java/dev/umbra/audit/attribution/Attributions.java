@@ -25,6 +25,10 @@ import java.util.UUID;
  * LicenseExtended, SubscriptionStarted after PaymentSucceeded), the waiting events are attributed, and
  * what they in turn tell (an invoice's guild, from its InvoiceGenerated) is learned the same way.
  *
+ * <p>Each attribution records when it became known in record time ({@code known_at}, the clock of the
+ * queries' {@code knownAt}): the event's own {@code recorded_at}, or the later {@code recorded_at} of the
+ * event that told its guild.
+ *
  * <p>Events of one aggregate may be stored by two transactions at once (two partitions, two topics):
  * each takes a transaction-scoped advisory lock per aggregate it reads or teaches the guild of, in a
  * fixed order, so that "no guild known yet, wait" and "guild learned, attribute who waits" never miss
@@ -33,16 +37,22 @@ import java.util.UUID;
 @ApplicationScoped
 public class Attributions {
 
-    private static final String ATTRIBUTE = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at) "
-            + "values (?1, cast(?2 as timestamptz), ?3, cast(?4 as timestamptz)) on conflict do nothing";
+    private static final String ATTRIBUTE = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at) "
+            + "values (?1, cast(?2 as timestamptz), ?3, cast(?4 as timestamptz), cast(?5 as timestamptz)) on conflict do nothing";
     private static final String LOCK = "select 1 from pg_advisory_xact_lock(hashtextextended($1, 0))";
     private static final String WAIT = "insert into audit_unattributed (event_id, occurred_at, ref_type, ref_id) "
             + "values (?1, cast(?2 as timestamptz), ?3, ?4) on conflict do nothing";
-    private static final String ATTRIBUTE_WAITING = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at) "
-            + "select distinct event_id, occurred_at, ?3, cast(?4 as timestamptz) from audit_unattributed "
-            + "where ref_type = ?1 and ref_id = ?2 on conflict do nothing";
-    private static final String AGGREGATES_OF_WAITING = "select distinct l.aggregate_type, l.aggregate_id from audit_unattributed u "
-            + "join audit_log l on l.event_id = u.event_id and l.occurred_at = u.occurred_at where u.ref_type = $1 and u.ref_id = $2";
+    private static final String ATTRIBUTE_WAITING = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at) "
+            + "select distinct u.event_id, u.occurred_at, ?3, cast(?4 as timestamptz), greatest(l.recorded_at, cast(?5 as timestamptz)) "
+            + "from audit_unattributed u join audit_log l on l.event_id = u.event_id and l.occurred_at = u.occurred_at "
+            + "where u.ref_type = ?1 and u.ref_id = ?2 on conflict do nothing";
+    private static final String AGGREGATES_OF_WAITING = "select l.aggregate_type, l.aggregate_id, min(greatest(l.recorded_at, $3)) "
+            + "from audit_unattributed u join audit_log l on l.event_id = u.event_id and l.occurred_at = u.occurred_at "
+            + "where u.ref_type = $1 and u.ref_id = $2 group by l.aggregate_type, l.aggregate_id";
+    /** Since when the aggregate's guild has been known: its earliest attribution to it (rows without known_at: their attributed_at). */
+    private static final String GUILD_KNOWN_SINCE = "select min(coalesce(g.known_at, g.attributed_at)) from audit_log l "
+            + "join audit_guild g on g.event_id = l.event_id and g.occurred_at = l.occurred_at "
+            + "where l.aggregate_type = $1 and l.aggregate_id = $2 and g.guild_id = $3";
     private static final String NO_LONGER_WAITING = "delete from audit_unattributed where event_id in "
             + "(select event_id from audit_unattributed where ref_type = ?1 and ref_id = ?2)";
 
@@ -53,7 +63,8 @@ public class Attributions {
     }
 
     /** A stored event, as attribution needs it. */
-    public record StoredEvent(UUID eventId, Instant occurredAt, String aggregateType, String aggregateId, JsonNode payload) {
+    public record StoredEvent(UUID eventId, Instant occurredAt, Instant recordedAt, String aggregateType, String aggregateId,
+            JsonNode payload) {
     }
 
     /** Attributes the event if its guild is known, makes it wait otherwise, and attributes what waited for what it tells. */
@@ -61,24 +72,40 @@ public class Attributions {
         Optional<String> named = GuildOwnership.namedGuild(event.aggregateType(), event.aggregateId(), event.payload());
         Optional<AggregateRef> owned = AttributionRules.ownedAggregate(event.aggregateType(), event.aggregateId());
         if (named.isPresent()) {
-            Uni<Void> attributed = attributeTo(event, named.get(), now);
-            return owned.isEmpty() ? attributed : attributed.chain(() -> learn(owned.get(), named.get(), now));
+            Uni<Void> attributed = attributeTo(event, named.get(), now, event.recordedAt());
+            return owned.isEmpty() ? attributed : attributed.chain(() -> learn(owned.get(), named.get(), now, event.recordedAt()));
         }
         List<AggregateRef> resolvers = AttributionRules.resolvers(event.aggregateType(), event.aggregateId(), event.payload());
         if (resolvers.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return lockAll(resolvers, 0).chain(() -> firstKnownGuild(resolvers, 0)).chain(guild -> {
-            if (guild.isEmpty()) {
+        return lockAll(resolvers, 0).chain(() -> firstKnownGuild(resolvers, 0)).chain(found -> {
+            if (found.isEmpty()) {
                 return waitFor(event, resolvers, 0);
             }
-            Uni<Void> attributed = attributeTo(event, guild.get(), now);
-            return owned.isEmpty() ? attributed : attributed.chain(() -> learn(owned.get(), guild.get(), now));
+            String guildId = found.get().guildId();
+            return knownSince(found.get(), event.recordedAt()).chain(knownAt -> {
+                Uni<Void> attributed = attributeTo(event, guildId, now, knownAt);
+                return owned.isEmpty() ? attributed : attributed.chain(() -> learn(owned.get(), guildId, now, knownAt));
+            });
         });
     }
 
-    private Uni<Void> attributeTo(StoredEvent event, String guildId, Instant now) {
-        return execute(ATTRIBUTE, event.eventId(), utc(event.occurredAt()), guildId, utc(now));
+    /** A resolver whose guild the read model knows. */
+    private record KnownGuild(AggregateRef resolver, String guildId) {
+    }
+
+    /** The later of the event's recording and the time its resolver's guild became known. */
+    private static Uni<Instant> knownSince(KnownGuild known, Instant recordedAt) {
+        return Panache.getSession()
+                .chain(session -> NativeSelects.select(session, GUILD_KNOWN_SINCE, known.resolver().type(), known.resolver().id(),
+                        known.guildId()))
+                .map(NativeSelects.single(Instant.class))
+                .map(since -> since == null || since.isBefore(recordedAt) ? recordedAt : since);
+    }
+
+    private Uni<Void> attributeTo(StoredEvent event, String guildId, Instant now, Instant knownAt) {
+        return execute(ATTRIBUTE, event.eventId(), utc(event.occurredAt()), guildId, utc(now), utc(knownAt));
     }
 
     /**
@@ -86,38 +113,45 @@ public class Attributions {
      * attributes the events that waited for it. Under the aggregate's lock, so nothing can have started
      * waiting for a guild that was known already.
      */
-    private Uni<Void> learn(AggregateRef aggregate, String guildId, Instant now) {
+    private Uni<Void> learn(AggregateRef aggregate, String guildId, Instant now, Instant knownAt) {
         return lock(aggregate)
                 .chain(() -> guilds.learn(aggregate.type(), aggregate.id(), guildId))
-                .chain(taught -> taught ? attributeWaiting(aggregate, guildId, now) : Uni.createFrom().voidItem());
+                .chain(taught -> taught ? attributeWaiting(aggregate, guildId, now, knownAt) : Uni.createFrom().voidItem());
     }
 
-    private Uni<Void> attributeWaiting(AggregateRef aggregate, String guildId, Instant now) {
-        return execute(ATTRIBUTE_WAITING, aggregate.type(), aggregate.id(), guildId, utc(now))
-                .chain(() -> Panache.getSession().chain(session -> NativeSelects.select(session, AGGREGATES_OF_WAITING, aggregate.type(), aggregate.id())))
+    private Uni<Void> attributeWaiting(AggregateRef aggregate, String guildId, Instant now, Instant knownAt) {
+        return execute(ATTRIBUTE_WAITING, aggregate.type(), aggregate.id(), guildId, utc(now), utc(knownAt))
+                .chain(() -> Panache.getSession().chain(session -> NativeSelects.select(session, AGGREGATES_OF_WAITING,
+                        aggregate.type(), aggregate.id(), knownAt)))
                 .call(() -> execute(NO_LONGER_WAITING, aggregate.type(), aggregate.id()))
                 .chain(rows -> learnEach(rows, aggregate, guildId, now, 0));
     }
 
-    /** What the newly attributed events tell in turn: an invoice attributed through its subscription is that guild's. */
+    /**
+     * What the newly attributed events tell in turn: an invoice attributed through its subscription is that
+     * guild's, known since that event's attribution became known.
+     */
     private Uni<Void> learnEach(List<Object[]> aggregates, AggregateRef learned, String guildId, Instant now, int from) {
         for (int i = from; i < aggregates.size(); i++) {
-            Optional<AggregateRef> owned = AttributionRules.ownedAggregate((String) aggregates.get(i)[0], (String) aggregates.get(i)[1]);
+            Object[] row = aggregates.get(i);
+            Optional<AggregateRef> owned = AttributionRules.ownedAggregate((String) row[0], (String) row[1]);
             if (owned.isPresent() && !owned.get().equals(learned)) {
                 int next = i + 1;
-                return learn(owned.get(), guildId, now).chain(() -> learnEach(aggregates, learned, guildId, now, next));
+                return learn(owned.get(), guildId, now, NativeSelects.value(row[2], Instant.class))
+                        .chain(() -> learnEach(aggregates, learned, guildId, now, next));
             }
         }
         return Uni.createFrom().voidItem();
     }
 
-    private Uni<Optional<String>> firstKnownGuild(List<AggregateRef> resolvers, int from) {
+    private Uni<Optional<KnownGuild>> firstKnownGuild(List<AggregateRef> resolvers, int from) {
         if (from == resolvers.size()) {
             return Uni.createFrom().item(Optional.empty());
         }
         AggregateRef resolver = resolvers.get(from);
         return guilds.guildOf(resolver.type(), resolver.id())
-                .chain(found -> found.isPresent() ? Uni.createFrom().item(found) : firstKnownGuild(resolvers, from + 1));
+                .chain(found -> found.isPresent() ? Uni.createFrom().item(Optional.of(new KnownGuild(resolver, found.get())))
+                        : firstKnownGuild(resolvers, from + 1));
     }
 
     private Uni<Void> waitFor(StoredEvent event, List<AggregateRef> resolvers, int from) {

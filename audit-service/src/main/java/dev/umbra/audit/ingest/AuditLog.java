@@ -62,7 +62,7 @@ public class AuditLog {
                 // nothing inserted: the row is there already (a replay after this consumer's claims were trimmed)
                 .chain(inserted -> inserted == 0 ? Uni.createFrom().voidItem()
                         : attributions.attribute(new Attributions.StoredEvent(envelope.eventId(), envelope.occurredAt(),
-                                envelope.aggregateType(), envelope.aggregateId(), envelope.payload()), processedAt));
+                                envelope.recordedAt(), envelope.aggregateType(), envelope.aggregateId(), envelope.payload()), processedAt));
     }
 
     private static String json(Object value) {

@@ -29,6 +29,11 @@ import java.util.List;
 public class AuditQueries {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * When the event's guild became known in record time; an attribution made before that was kept
+     * ({@code V5}) has only its processing time, which is never earlier.
+     */
+    private static final String ATTRIBUTION_KNOWN_AT = "coalesce(g.known_at, g.attributed_at)";
     private static final TypeReference<List<String>> STRINGS = new TypeReference<>() {
     };
 
@@ -52,7 +57,11 @@ public class AuditQueries {
         } else {
             keyed = "l";
             sql.append("from audit_log l left join audit_guild g on g.event_id = l.event_id and g.occurred_at = l.occurred_at "
-                    + "and g.attributed_at <= ").append(bind(arguments, utc(query.snapshot()))).append(" where true");
+                    + "and g.attributed_at <= ").append(bind(arguments, utc(query.snapshot())));
+            if (query.knownAt() != null) {
+                sql.append(" and ").append(ATTRIBUTION_KNOWN_AT).append(" <= ").append(bind(arguments, utc(query.knownAt())));
+            }
+            sql.append(" where true");
         }
         sql.append(" and l.processed_at <= ").append(bind(arguments, utc(query.snapshot())));
         if (query.guildId() != null) {
@@ -75,6 +84,9 @@ public class AuditQueries {
         }
         if (query.knownAt() != null) {
             sql.append(" and l.recorded_at <= ").append(bind(arguments, utc(query.knownAt())));
+            if (query.guildId() != null) {
+                sql.append(" and ").append(ATTRIBUTION_KNOWN_AT).append(" <= ").append(bind(arguments, utc(query.knownAt())));
+            }
         }
         String direction = query.order() == Order.ASC ? "asc" : "desc";
         if (query.after() != null) {

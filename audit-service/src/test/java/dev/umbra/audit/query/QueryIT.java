@@ -7,7 +7,9 @@ import static dev.umbra.audit.AuditFixtures.stored;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.nullValue;
 
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.licensing.LicenseExtended;
@@ -135,6 +137,29 @@ class QueryIT {
         assertThat(ids(get(admin, path + "?knownAt=" + grantRecorded.plus(30, ChronoUnit.MINUTES)))).containsExactly(granted.toString());
         assertThat(ids(get(admin, path + "?knownAt=" + grantRecorded.minusMillis(1)))).isEmpty();
         get(admin, path + "?knownAt=" + grantRecorded).statusCode(200).body("events[0].recordedAt", equalTo(grantRecorded.toString()));
+    }
+
+    @Test
+    void anEventIsUnderItsGuildAtKnownAtOnlyOnceTheEventThatToldItsGuildHadBeenRecorded() {
+        String guild = Snowflakes.random();
+        UUID license = UUID.randomUUID();
+        UUID extended = UUID.randomUUID();
+        UUID granted = UUID.randomUUID();
+        Instant extensionRecorded = Instant.now().minus(3, ChronoUnit.HOURS).truncatedTo(ChronoUnit.MILLIS);
+        Instant grantRecorded = extensionRecorded.plus(1, ChronoUnit.HOURS);
+        // the extension was recorded first: whose it was became known only with the grant, an hour later
+        KafkaProbe.produceAll(List.of(
+                recordedAt(record(new LicenseExtended(license, BASE), extended, extensionRecorded.minusSeconds(30)), extensionRecorded),
+                recordedAt(record(new LicenseGranted(license, guild, "PRO"), granted, extensionRecorded.minusSeconds(60)), grantRecorded)));
+        awaitAttributed(List.of(granted, extended), guild);
+
+        String admin = Tokens.admin();
+        String timeline = "/audit/guilds/" + guild + "/timeline";
+        String between = "?knownAt=" + extensionRecorded.plus(30, ChronoUnit.MINUTES);
+        assertThat(ids(get(admin, timeline + between))).isEmpty();
+        get(admin, "/audit/events" + between + "&aggregateType=license&aggregateId=" + license).statusCode(200)
+                .body("events.eventId", contains(extended.toString())).body("events[0].guildId", nullValue());
+        assertThat(ids(get(admin, timeline + "?knownAt=" + grantRecorded))).containsExactly(granted.toString(), extended.toString());
     }
 
     @Test
