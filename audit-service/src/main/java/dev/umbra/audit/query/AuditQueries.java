@@ -48,12 +48,21 @@ public class AuditQueries {
         StringBuilder sql = new StringBuilder("select l.event_id, g.guild_id, l.aggregate_type, l.aggregate_id, l.event_type, "
                 + "l.occurred_at, l.recorded_at, l.processed_at, l.schema_version, l.sequence, l.payload::text, l.masked_fields::text, "
                 + "l.source_topic, l.source_partition, l.source_offset ");
+        String logConditions = logConditions(query, arguments);
         // the position and order are those of the table read first, so that its index serves them
         String keyed;
         if (query.guildId() != null) {
             keyed = "g";
-            sql.append("from audit_guild g join audit_log l on l.event_id = g.event_id and l.occurred_at = g.occurred_at where g.guild_id = ")
-                    .append(bind(arguments, query.guildId()));
+            // Each attribution looks its log row up (LATERAL … LIMIT 1: the event id is unique). As a plain join
+            // the planner multiplies the selectivities of event_id and occurred_at, expects one row, and for a
+            // guild with many events hashes the whole log before sorting (0.9 s at 2 million rows, against 2 ms).
+            sql.append("from audit_guild g cross join lateral (select * from audit_log l where l.event_id = g.event_id "
+                    + "and l.occurred_at = g.occurred_at").append(logConditions).append(" limit 1) l where g.guild_id = ")
+                    .append(bind(arguments, query.guildId()))
+                    .append(" and g.attributed_at <= ").append(bind(arguments, utc(query.snapshot())));
+            if (query.knownAt() != null) {
+                sql.append(" and ").append(ATTRIBUTION_KNOWN_AT).append(" <= ").append(bind(arguments, utc(query.knownAt())));
+            }
         } else {
             keyed = "l";
             sql.append("from audit_log l left join audit_guild g on g.event_id = l.event_id and g.occurred_at = l.occurred_at "
@@ -61,32 +70,13 @@ public class AuditQueries {
             if (query.knownAt() != null) {
                 sql.append(" and ").append(ATTRIBUTION_KNOWN_AT).append(" <= ").append(bind(arguments, utc(query.knownAt())));
             }
-            sql.append(" where true");
-        }
-        sql.append(" and l.processed_at <= ").append(bind(arguments, utc(query.snapshot())));
-        if (query.guildId() != null) {
-            sql.append(" and g.attributed_at <= ").append(bind(arguments, utc(query.snapshot())));
-        }
-        if (query.aggregateType() != null) {
-            sql.append(" and l.aggregate_type = ").append(bind(arguments, query.aggregateType()));
-        }
-        if (query.aggregateId() != null) {
-            sql.append(" and l.aggregate_id = ").append(bind(arguments, query.aggregateId()));
-        }
-        if (query.eventType() != null) {
-            sql.append(" and l.event_type = ").append(bind(arguments, query.eventType()));
+            sql.append(" where true").append(logConditions);
         }
         if (query.from() != null) {
             sql.append(" and ").append(keyed).append(".occurred_at >= ").append(bind(arguments, utc(query.from())));
         }
         if (query.to() != null) {
             sql.append(" and ").append(keyed).append(".occurred_at < ").append(bind(arguments, utc(query.to())));
-        }
-        if (query.knownAt() != null) {
-            sql.append(" and l.recorded_at <= ").append(bind(arguments, utc(query.knownAt())));
-            if (query.guildId() != null) {
-                sql.append(" and ").append(ATTRIBUTION_KNOWN_AT).append(" <= ").append(bind(arguments, utc(query.knownAt())));
-            }
         }
         String direction = query.order() == Order.ASC ? "asc" : "desc";
         if (query.after() != null) {
@@ -110,6 +100,24 @@ public class AuditQueries {
             AuditEntry last = page.get(page.size() - 1);
             return new AuditPage(List.copyOf(page), query.cursorAfter(new Position(last.occurredAt(), last.eventId())));
         });
+    }
+
+    /** What the query asks of the log row itself, each condition led by " and ". */
+    private static String logConditions(AuditQuery query, List<Object> arguments) {
+        StringBuilder conditions = new StringBuilder(" and l.processed_at <= ").append(bind(arguments, utc(query.snapshot())));
+        if (query.aggregateType() != null) {
+            conditions.append(" and l.aggregate_type = ").append(bind(arguments, query.aggregateType()));
+        }
+        if (query.aggregateId() != null) {
+            conditions.append(" and l.aggregate_id = ").append(bind(arguments, query.aggregateId()));
+        }
+        if (query.eventType() != null) {
+            conditions.append(" and l.event_type = ").append(bind(arguments, query.eventType()));
+        }
+        if (query.knownAt() != null) {
+            conditions.append(" and l.recorded_at <= ").append(bind(arguments, utc(query.knownAt())));
+        }
+        return conditions.toString();
     }
 
     private static String bind(List<Object> arguments, Object value) {

@@ -62,10 +62,10 @@ class EntitlementReadBenchmark {
         String management = system.managementUrl("licensing");
         String token = Tokens.bot();
         drive(url, token, rate, warmupSeconds);
-        double[] before = serverTimer(management);
+        double[] before = serverTimer(management, "/guilds/{guildId}/entitlements");
         Latencies http = new Latencies();
         OpenLoop.Run run = OpenLoop.drive(url, rate, rate * seconds, 0, http, reads(token));
-        double[] after = serverTimer(management);
+        double[] after = serverTimer(management, "/guilds/{guildId}/entitlements");
         double count = after[0] - before[0];
         double serverMean = count == 0 ? Double.NaN : (after[1] - before[1]) / count * 1e6;
         return new Result(rate, seconds, http, pgbench(stack, rate, seconds), serverMean, run.achievedRate());
@@ -80,12 +80,12 @@ class EntitlementReadBenchmark {
                 null, 200);
     }
 
-    /** Count and total seconds of the service's own timer for the endpoint: the server's share of the latency. */
-    private static double[] serverTimer(String managementUrl) throws Exception {
+    /** Count and total seconds of the service's own timer for the endpoint {@code uri}: the server's share of the latency. */
+    static double[] serverTimer(String managementUrl, String uri) throws Exception {
         String metrics = java.net.http.HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(managementUrl + "/q/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         double[] countAndSum = new double[2];
-        metrics.lines().filter(l -> l.contains("entitlements") && l.contains("status=\"200\"")).forEach(line -> {
+        metrics.lines().filter(l -> l.contains("uri=\"" + uri + "\"") && l.contains("status=\"200\"")).forEach(line -> {
             double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             if (line.startsWith("http_server_requests_seconds_count")) {
                 countAndSum[0] += value;

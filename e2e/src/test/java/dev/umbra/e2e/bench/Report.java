@@ -15,7 +15,7 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
     private static final double QUIET = 4.0;
 
     String render(SystemBenchmark settings, List<EventChainBenchmark.Result> chain, WritePath.Result write,
-                  EntitlementReadBenchmark.Result reads, List<Drain.Result> drains, Map<String, Double> idle, Map<String, Double> loaded,
+                  EntitlementReadBenchmark.Result reads, AuditTimelineBenchmark.Result timeline, List<Drain.Result> drains, Map<String, Double> idle, Map<String, Double> loaded,
                   Map<String, Duration> startUp) {
         StringBuilder md = new StringBuilder();
         md.append("## Latest run of `./bench` (generated: do not edit by hand)\n\n");
@@ -82,6 +82,17 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
                 ms(reads.sql().maxMillis()), reads.sql().errors()));
         md.append("![entitlement reads](bench/entitlement-reads.svg)\n\n");
 
+        md.append(f("### A guild's audit timeline over %,d stored events (open loop %d req/s, %d s each after 3 s warm-up)%n%n", timeline.rows(),
+                timeline.rate(), timeline.seconds()));
+        md.append(f("A year of events written straight into audit-service's tables (%.0f s): one large guild with %,d of them, the rest "
+                + "spread over %,d guilds (about %,d each). `GET /audit/guilds/{id}/timeline?order=desc&limit=100`, server's own mean %.0f µs.%n%n",
+                timeline.seed().toMillis() / 1000.0, timeline.largeGuildRows(), AuditTimelineBenchmark.SMALL_GUILDS,
+                (timeline.rows() - timeline.largeGuildRows()) / AuditTimelineBenchmark.SMALL_GUILDS, timeline.serverMeanMicros()));
+        md.append("| last 100 events of | p50 | p90 | p99 | p99.9 | max | errors | load avg |\n|---|---|---|---|---|---|---|---|\n");
+        timelineRow(md, "the large guild", timeline.large(), load("audit timeline"));
+        timelineRow(md, "a small guild (a different one each request)", timeline.small(), "");
+        md.append("\n");
+
         md.append(f("### Backlog drain (the write path's installs plus %,d BotInstalled produced to umbra.guild, licensing and audit stopped)%n%n",
                 settings.drainEvents()));
         md.append("| consumer | backlog at launch | launch → lag 0 | first commit → lag 0 (or the end) | events/s committed | load avg |\n|---|---|---|---|---|---|\n");
@@ -123,8 +134,17 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
         md.append(f("| write path ≥ 50 %% of pgbench | %.0f %% | %s |%n", write.ratio() * 100, met(write.ratio() >= 0.5)));
         md.append(f("| entitlement reads p99 ≤ 5 ms at 2,000/s | %s | %s |%n", ms(reads.http().millis(99)),
                 met(reads.http().millis(99) <= 5 && reads.rate() >= 2000)));
+        md.append(f("| a guild's last 100 audit events in milliseconds with millions of rows | %,d rows: p99 %s (large guild), %s (small) | %s |%n",
+                timeline.rows(), ms(timeline.large().millis(99)), ms(timeline.small().millis(99)),
+                met(timeline.rows() >= 1_000_000 && timeline.large().errors() == 0 && timeline.small().errors() == 0
+                        && timeline.large().millis(99) < 100 && timeline.small().millis(99) < 100)));
         md.append("| polling relay for comparison (issue item 2), money path (item 7) | not measured yet | not done |\n");
         return md.toString();
+    }
+
+    private static void timelineRow(StringBuilder md, String what, Latencies l, String load) {
+        md.append(f("| %s | %s | %s | %s | %s | %s | %d | %s |%n", what, ms(l.millis(50)), ms(l.millis(90)), ms(l.millis(99)),
+                ms(l.millis(99.9)), ms(l.maxMillis()), l.errors(), load));
     }
 
     private static void row(StringBuilder md, String rate, String what, Latencies l, String load) {

@@ -26,10 +26,11 @@ import org.junit.jupiter.api.Test;
 /**
  * The benchmark suite in one run, run by {@code ./bench} (never by {@code ./mvnw verify}: the class is
  * no *IT): the five packaged services against devstack, then end-to-end latency at several rates,
- * the install write path against pgbench, entitlement reads against a raw select, the backlog drain
+ * the install write path against pgbench, entitlement reads against a raw select, a guild's audit
+ * timeline over millions of stored events, the backlog drain
  * of the consumers, memory and start-up times. Rewrites the generated part of docs/benchmarks.md and
  * the plots in docs/bench/. Settings: {@code -Dbench.rates=100,500,1000}, {@code -Dbench.chain-seconds},
- * {@code -Dbench.warmup-rate}, {@code -Dbench.warmup-seconds}, {@code -Dbench.drain-events}, {@code -Dbench.write-seconds}, {@code -Dbench.read-rate}, {@code -Dbench.read-seconds}.
+ * {@code -Dbench.warmup-rate}, {@code -Dbench.warmup-seconds}, {@code -Dbench.drain-events}, {@code -Dbench.write-seconds}, {@code -Dbench.read-rate}, {@code -Dbench.read-seconds}, {@code -Dbench.audit-rows}, {@code -Dbench.timeline-rate}.
  */
 class SystemBenchmark {
 
@@ -49,6 +50,8 @@ class SystemBenchmark {
     private final int pgbenchClients = 4;
     private final int readRate = Integer.getInteger("bench.read-rate", 2000);
     private final int readSeconds = Integer.getInteger("bench.read-seconds", 15);
+    private final int auditRows = Integer.getInteger("bench.audit-rows", 2_000_000);
+    private final int timelineRate = Integer.getInteger("bench.timeline-rate", 100);
 
     /** Rates not run because a lower one already did not hold (a higher one would only queue for minutes). */
     private final List<Integer> skippedRates = new ArrayList<>();
@@ -95,6 +98,10 @@ class SystemBenchmark {
             EntitlementReadBenchmark.Result reads = EntitlementReadBenchmark.measure(stack, system, readRate, readSeconds, 5);
             end("reads");
             System.out.println(reads.report());
+            begin("audit timeline");
+            AuditTimelineBenchmark.Result timeline = AuditTimelineBenchmark.measure(stack, system, auditRows, timelineRate, 10);
+            end("audit timeline");
+            System.out.println(timeline.report());
             // consumers paused for the write path, as the issue asks; its installs start the drain's backlog
             stop(system, "licensing");
             stop(system, "audit");
@@ -114,7 +121,7 @@ class SystemBenchmark {
 
             Duration suite = Duration.ofNanos(System.nanoTime() - suiteStart);
             String section = new Report(date, Footprint.machine(), loadBefore, loads, versions, postgres, stack.startTime(), allFiveStarted,
-                    suite).render(this, chain, write, reads, drains, idle, loaded, startUp);
+                    suite).render(this, chain, write, reads, timeline, drains, idle, loaded, startUp);
             writePlots(repoRoot.resolve("docs/bench"), chain, reads, drains);
             rewrite(repoRoot.resolve("docs/benchmarks.md"), section);
             System.out.println(section);
