@@ -103,14 +103,14 @@ class AuditTimelineBenchmark {
             long first = (long) part * share + 1;
             long last = part == SEED_CONNECTIONS - 1 ? rows : first + share - 1;
             try (Connection connection = stack.postgres().connect("audit"); Statement statement = connection.createStatement()) {
-                statement.execute("with event as (select gen_random_uuid() id, now() - interval '365 days' * random() at, n, "
+                statement.execute("with event as (select gen_random_uuid() id, now() - interval '365 days' * random() occurred, n, "
                         + "case when n <= " + largeGuildRows + " then '" + LARGE_GUILD + "' else (" + SMALL_GUILD_BASE + " + 1 + n % "
                         + SMALL_GUILDS + ")::text end guild from generate_series(" + first + ", " + last + ") n), "
                         + "logged as (insert into audit_log (event_id, occurred_at, recorded_at, processed_at, aggregate_type, aggregate_id, "
                         + "event_type, schema_version, sequence, payload, masked_fields, source_topic, source_partition, source_offset) "
-                        + "select id, at, at, at, 'guild', guild, case n % 3 when 0 then 'MemberJoined' when 1 then 'RoleCreated' "
+                        + "select id, occurred, occurred, occurred, 'guild', guild, case n % 3 when 0 then 'MemberJoined' when 1 then 'RoleCreated' "
                         + "else 'ChannelUpdated' end, 1, n, jsonb_build_object('guildId', guild, 'actorUserId', '223456789012345678', "
-                        + "'at', at), '[]'::jsonb, 'umbra.guild', (n % 3)::int, n from event returning event_id, occurred_at, aggregate_id) "
+                        + "'at', occurred), '[]'::jsonb, 'umbra.guild', (n % 3)::int, n from event returning event_id, occurred_at, aggregate_id) "
                         + "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at) "
                         + "select event_id, occurred_at, aggregate_id, occurred_at, occurred_at from logged");
             } catch (Exception e) {

@@ -44,7 +44,7 @@ class SystemBenchmark {
     private final int warmupRate = Integer.getInteger("bench.warmup-rate", 30);
     private final int warmupSeconds = Integer.getInteger("bench.warmup-seconds", 40);
     private final int drainEvents = Integer.getInteger("bench.drain-events", 20_000);
-    private final int drainPatience = Integer.getInteger("bench.drain-patience", 60);
+    private final int drainPatience = Integer.getInteger("bench.drain-patience", 45);
     private final int writeConnections = 16;
     private final int writeSeconds = Integer.getInteger("bench.write-seconds", 10);
     private final int pgbenchClients = 4;
