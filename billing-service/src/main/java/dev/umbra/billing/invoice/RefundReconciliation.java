@@ -8,6 +8,7 @@ import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayCancel;
 import dev.umbra.billing.payment.ReconciliationSettings;
 import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
 import dev.umbra.platform.workqueue.WorkQueue;
@@ -15,7 +16,6 @@ import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.common.annotation.Identifier;
-import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -23,14 +23,12 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
@@ -111,43 +109,23 @@ public class RefundReconciliation implements RecurringWork {
 
     /** One run (the work queue calls it; tests call it to play two replicas whose leases overlap). */
     public Uni<RunSummary> reconcile() {
-        Instant started = clock.instant();
-        Set<UUID> tried = new HashSet<>();
-        Map<Result, Integer> results = new EnumMap<>(Result.class);
-        int[] unreachable = {0};
-        return pages(started, tried, results, unreachable).map(done -> {
-            RunSummary summary = new RunSummary(tried.size(), Map.copyOf(results), unreachable[0]);
-            if (summary.examined() > 0) {
-                LOG.infof("refund reconciliation: %d refund(s) examined: %d succeeded, %d failed (the cancel never arrived), "
-                                + "%d found settled, %d not reachable", summary.examined(), summary.count(Result.SUCCEEDED),
-                        summary.count(Result.FAILED), summary.count(Result.ALREADY_SETTLED), summary.unreachable());
-            }
-            return summary;
-        });
-    }
-
-    private Uni<Void> pages(Instant started, Set<UUID> tried, Map<Result, Integer> results, int[] unreachable) {
-        Tuple page = Tuple.of(started.minus(settings.settleAfter()).atOffset(ZoneOffset.UTC), tried.toArray(UUID[]::new), settings.pageSize());
-        return Statements.execute(pool, PAGE, page).chain(rows -> {
-            List<Candidate> candidates = new ArrayList<>();
-            for (Row row : rows) {
-                candidates.add(new Candidate(row.getUUID("id"), row.getString("external_payment_key")));
-            }
-            if (candidates.isEmpty()) {
-                return Uni.createFrom().voidItem();
-            }
-            candidates.forEach(candidate -> tried.add(candidate.id()));
-            return Multi.createFrom().iterable(candidates)
-                    .onItem().transformToUniAndConcatenate(candidate -> reconcile(candidate)
-                            .invoke(result -> results.merge(result, 1, Integer::sum))
-                            .onFailure().invoke(error -> {
-                                unreachable[0]++;
-                                LOG.debugf("refund %s not reconciled in this run: %s", candidate.id(), error.toString());
-                            })
-                            .onFailure().recoverWithNull())
-                    .collect().last()
-                    .chain(() -> pages(started, tried, results, unreachable));
-        });
+        OffsetDateTime settleBefore = clock.instant().minus(settings.settleAfter()).atOffset(ZoneOffset.UTC);
+        return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),
+                settings.pageSize())).map(rows -> {
+                    List<Candidate> candidates = new ArrayList<>();
+                    for (Row row : rows) {
+                        candidates.add(new Candidate(row.getUUID("id"), row.getString("external_payment_key")));
+                    }
+                    return candidates;
+                }), Candidate::id, this::reconcile).map(run -> {
+                    RunSummary summary = new RunSummary(run.examined(), run.results(), run.unreachable());
+                    if (summary.examined() > 0) {
+                        LOG.infof("refund reconciliation: %d refund(s) examined: %d succeeded, %d failed (the cancel never arrived), "
+                                        + "%d found settled, %d not reachable", summary.examined(), summary.count(Result.SUCCEEDED),
+                                summary.count(Result.FAILED), summary.count(Result.ALREADY_SETTLED), summary.unreachable());
+                    }
+                    return summary;
+                });
     }
 
     private Uni<Result> reconcile(Candidate refund) {

@@ -10,13 +10,13 @@ import dev.umbra.billing.payment.PaymentSettlement.Source;
 import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
 import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.common.annotation.Identifier;
-import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -28,11 +28,8 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
@@ -121,54 +118,35 @@ public class PaymentReconciliation implements RecurringWork {
 
     /** One run, whoever holds the lease (the work queue calls it; tests call it to play two replicas whose leases overlap). */
     public Uni<RunSummary> reconcile() {
-        Instant started = clock.instant();
-        Set<UUID> tried = new HashSet<>();
-        Map<Result, Integer> results = new EnumMap<>(Result.class);
-        int[] unreachable = {0};
-        return pages(started, tried, results, unreachable)
-                .chain(() -> Statements.execute(pool, OLDEST))
-                .map(rows -> {
+        OffsetDateTime settleBefore = utc(clock.instant().minus(settings.settleAfter()));
+        int[] examined = {0};
+        return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),
+                        settings.pageSize())).map(rows -> {
+                    List<Candidate> candidates = new ArrayList<>();
+                    for (Row row : rows) {
+                        candidates.add(new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("external_payment_key"),
+                                row.getLong("amount"), row.getOffsetDateTime("attempted_at").toInstant()));
+                    }
+                    examined[0] += candidates.size();
+                    return candidates;
+                }), Candidate::id, this::reconcile)
+                .chain(run -> Statements.execute(pool, OLDEST).map(rows -> {
                     OffsetDateTime oldest = rows.iterator().next().getOffsetDateTime("oldest");
                     metrics.oldestInProgress(oldest == null ? null : oldest.toInstant());
-                    RunSummary summary = new RunSummary(tried.size(), Map.copyOf(results), unreachable[0]);
+                    RunSummary summary = new RunSummary(run.examined(), run.results(), run.unreachable());
                     log(summary, oldest);
                     metrics.reconciliationRun(true);
                     return summary;
-                })
+                }))
                 .onFailure().invoke(error -> {
                     metrics.reconciliationRun(false);
                     // the database away or busy is reported by the storage guards and the failed-runs metric; a run it cut short is routine
                     if (StorageFaults.isTransient(error)) {
-                        LOG.infof("payment reconciliation: run cut short after %d payments, the next run carries on: %s", tried.size(), error.toString());
+                        LOG.infof("payment reconciliation: run cut short after %d payments, the next run carries on: %s", examined[0], error.toString());
                     } else {
-                        LOG.warnf("payment reconciliation: run failed after %d payments, the next run carries on: %s", tried.size(), error.toString());
+                        LOG.warnf("payment reconciliation: run failed after %d payments, the next run carries on: %s", examined[0], error.toString());
                     }
                 });
-    }
-
-    private Uni<Void> pages(Instant started, Set<UUID> tried, Map<Result, Integer> results, int[] unreachable) {
-        Tuple page = Tuple.of(utc(started.minus(settings.settleAfter())), tried.toArray(UUID[]::new), settings.pageSize());
-        return Statements.execute(pool, PAGE, page).chain(rows -> {
-            List<Candidate> candidates = new ArrayList<>();
-            for (Row row : rows) {
-                candidates.add(new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("external_payment_key"),
-                        row.getLong("amount"), row.getOffsetDateTime("attempted_at").toInstant()));
-            }
-            if (candidates.isEmpty()) {
-                return Uni.createFrom().voidItem();
-            }
-            candidates.forEach(candidate -> tried.add(candidate.id()));
-            return Multi.createFrom().iterable(candidates)
-                    .onItem().transformToUniAndConcatenate(candidate -> reconcile(candidate)
-                            .invoke(result -> results.merge(result, 1, Integer::sum))
-                            .onFailure().invoke(error -> {
-                                unreachable[0]++;
-                                LOG.debugf("payment %s not reconciled in this run: %s", candidate.id(), error.toString());
-                            })
-                            .onFailure().recoverWithNull())
-                    .collect().last()
-                    .chain(() -> pages(started, tried, results, unreachable));
-        });
     }
 
     private Uni<Result> reconcile(Candidate payment) {

@@ -25,9 +25,10 @@ import org.jboss.logging.Logger;
  * version stays the backstop.
  *
  * <p>A DONE report whose amount is not the payment's is never taken as a success: the payment FAILS
- * with the difference in its failure message and a WARN (the gateway took money we did not ask for;
- * it is to be refunded, not kept). A DONE report for a payment already FAILED is a WARN too: money
- * was taken for an attempt we gave up on.
+ * with the difference in its failure message and a WARN (the gateway took money we did not ask for).
+ * A DONE report for a payment already FAILED is a WARN too: money was taken for an attempt we gave up
+ * on. Both, and every payment failed without the gateway's word, are watched as {@link StrayCharges}
+ * in the same transaction, and the money is given back.
  */
 @ApplicationScoped
 public class PaymentSettlement {
@@ -66,11 +67,13 @@ public class PaymentSettlement {
      */
     private final Instance<PaymentOutcomes> outcomes;
     private final PaymentMetrics metrics;
+    private final StrayCharges strays;
     private final Clock clock;
 
-    PaymentSettlement(Instance<PaymentOutcomes> outcomes, PaymentMetrics metrics, Clock clock) {
+    PaymentSettlement(Instance<PaymentOutcomes> outcomes, PaymentMetrics metrics, StrayCharges strays, Clock clock) {
         this.outcomes = outcomes;
         this.metrics = metrics;
+        this.strays = strays;
         this.clock = clock;
     }
 
@@ -115,7 +118,8 @@ public class PaymentSettlement {
                         case FAILED, AMOUNT_MISMATCH -> outcomes.get().failed(payment, at);
                         default -> Uni.createFrom().voidItem();
                     };
-                    return told.chain(() -> inTransaction.apply(result)).replaceWith(result);
+                    return told.chain(() -> watchIfStray(payment, report, result, at)).chain(() -> inTransaction.apply(result))
+                            .replaceWith(result);
                 }))
                 // the server rolled the whole transaction back (a serialization failure): nothing was written, run again
                 .onFailure(StorageFaults::rolledBackByServer).retry().atMost(3)
@@ -124,12 +128,32 @@ public class PaymentSettlement {
     }
 
     private static Result alreadySettled(Payment payment, GatewayReport report) {
-        if (report != null && payment.status == PaymentStatus.FAILED && report.verdict() == GatewayReport.Verdict.PAID
-                && (payment.externalPaymentKey == null || payment.externalPaymentKey.equals(report.paymentKey()))) {
-            LOG.warnf("payment %s FAILED, yet the gateway reports gateway payment %s DONE for %d: the charge is to be refunded", payment.id,
+        if (paidAfterFailing(payment, report)) {
+            LOG.warnf("payment %s FAILED, yet the gateway reports gateway payment %s DONE for %d: the charge is to be given back", payment.id,
                     report.paymentKey(), report.amount());
         }
         return Result.ALREADY_SETTLED;
+    }
+
+    private static boolean paidAfterFailing(Payment payment, GatewayReport report) {
+        return report != null && payment.status == PaymentStatus.FAILED && report.verdict() == GatewayReport.Verdict.PAID
+                && (payment.externalPaymentKey == null || payment.externalPaymentKey.equals(report.paymentKey()));
+    }
+
+    /**
+     * A payment the gateway may hold money for although it FAILED here: it charged another amount, it
+     * reports DONE after the payment failed, or the payment failed without its word (a report of ABORTED,
+     * CANCELED or EXPIRED is its word that nothing was taken).
+     */
+    private Uni<Void> watchIfStray(Payment payment, GatewayReport report, Result result, Instant at) {
+        if (result == Result.AMOUNT_MISMATCH || result == Result.FAILED && report == null) {
+            return strays.watch(payment, payment.externalPaymentKey, payment.failureMessage, at);
+        }
+        if (result == Result.ALREADY_SETTLED && paidAfterFailing(payment, report)) {
+            return strays.watch(payment, report.paymentKey(), "the gateway reports DONE for " + report.amount() + " after the payment FAILED ("
+                    + payment.failureMessage + ")", at);
+        }
+        return Uni.createFrom().voidItem();
     }
 
     /** Changes the IN_PROGRESS {@code payment} as the report says, and says how. */
@@ -146,7 +170,7 @@ public class PaymentSettlement {
                     payment.succeed(report.paymentKey(), report.amount(), at);
                     yield Result.SUCCEEDED;
                 }
-                LOG.warnf("payment %s: the gateway charged %d for gateway payment %s, %d was asked; failed, the charge is to be refunded",
+                LOG.warnf("payment %s: the gateway charged %d for gateway payment %s, %d was asked; failed, the charge is to be given back",
                         payment.id, report.amount(), report.paymentKey(), payment.amount);
                 payment.fail(report.paymentKey(), "AMOUNT_MISMATCH: the gateway charged " + report.amount() + ", " + payment.amount + " was asked", at);
                 yield Result.AMOUNT_MISMATCH;

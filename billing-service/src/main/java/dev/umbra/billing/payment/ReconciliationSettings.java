@@ -25,6 +25,17 @@ public interface ReconciliationSettings {
     @WithDefault("PT5M")
     Duration pendingWindow();
 
+    /**
+     * How long a payment failed without the gateway's word (never found, pending too long) is still
+     * looked up in case the gateway takes the money after all ({@link StrayCharges}).
+     */
+    @WithDefault("P7D")
+    Duration strayWatch();
+
+    /** The longest wait between two looks at a watched stray charge (they start at {@link #interval()} and double). */
+    @WithDefault("PT6H")
+    Duration strayLookMax();
+
     /** Payments read per page (always the first page of those not yet tried in the run). */
     @WithDefault("20")
     @Min(1)

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
 
 /** The reconciliation job against devstack's gateway sandbox: what no callback settled, it settles, once. */
 @QuarkusTest
-// the amount-mismatch case is played on purpose: the settlement says the charge is to be refunded
-@ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "to be refunded")
+// the amount-mismatch case is played on purpose: the settlement says the charge is to be given back
+@ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "to be given back")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
 class PaymentReconciliationIT extends SandboxCallingBack {
 

@@ -1,0 +1,218 @@
+package dev.umbra.billing.payment;
+
+import static dev.umbra.billing.payment.GatewayCharges.DB;
+import static dev.umbra.billing.payment.GatewayCharges.status;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.umbra.billing.gateway.ChargeOutcome;
+import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
+import dev.umbra.devstack.PaymentGatewaySandbox.Status;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.ExpectedLog;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Money the gateway took for payments that FAILED here is given back, once, whatever is lost on the way:
+ * against devstack's gateway sandbox, with the reconciliation job failing the payments as it does.
+ */
+@QuarkusTest
+// every case here is money taken for a failed payment, which the settlement reports
+@ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "to be given back")
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+class StrayChargeReturnsIT extends SandboxCallingBack {
+
+    private static final Duration SETTLED_AFTER = Duration.ofSeconds(5);
+
+    @Inject
+    PaymentReconciliation reconciliation;
+
+    @Inject
+    StrayChargeReturns returns;
+
+    @Test
+    void aChargeOfAnotherAmountIsGivenBackInFullOnce() {
+        Mismatch mismatch = mismatch();
+
+        run();
+
+        assertThat(strayStatus(mismatch.payment())).isEqualTo("RETURNED");
+        assertThat(sandbox.cancelsOf(mismatch.paymentKey())).singleElement().satisfies(cancel -> {
+            assertThat(cancel.amount()).isEqualTo(9_900);
+            assertThat(cancel.idempotencyKey()).isEqualTo("stray-" + strayId(mismatch.payment()));
+        });
+        assertThat(DB.count("select returned_amount from stray_charge where payment_id = ?", mismatch.payment().paymentId())).isEqualTo(9_900);
+        // the money never entered the books: nothing to book when it goes back
+        assertThat(DB.count("select count(*) from ledger_entry where subscription_id = ?", mismatch.payment().subscriptionId())).isZero();
+
+        long cancels = sandbox.cancelAttempts();
+        run();
+        assertThat(sandbox.cancelAttempts()).isEqualTo(cancels);
+        assertThat(status(mismatch.payment().paymentId())).isEqualTo("FAILED");
+    }
+
+    @Test
+    void aChargeThatCompletesAfterThePaymentWasGivenUpIsGivenBack() {
+        sandbox.keepPending(1);
+        String paymentKey = ((ChargeOutcome.Accepted) gateway.charge("pay-late-done-" + System.nanoTime(), 9_900)).paymentKey();
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, paymentKey, Instant.now().minus(Duration.ofMinutes(6)));
+        reconcile();
+        assertThat(status(payment.paymentId())).isEqualTo("FAILED");
+        assertThat(strayStatus(payment)).isEqualTo("WATCHING");
+
+        // still pending: looked at, nothing sent, looked at again later
+        run();
+        assertThat(strayStatus(payment)).isEqualTo("WATCHING");
+        assertThat(sandbox.cancelsOf(paymentKey)).isEmpty();
+        assertThat(DB.count("select looks from stray_charge where payment_id = ?", payment.paymentId())).isOne();
+
+        // the issuer completes it after all, and calls back
+        sandbox.settle(paymentKey, Status.DONE);
+        lookNow(payment);
+        run();
+
+        assertThat(strayStatus(payment)).isEqualTo("RETURNED");
+        assertThat(sandbox.cancelsOf(paymentKey)).singleElement().satisfies(cancel -> assertThat(cancel.amount()).isEqualTo(9_900));
+    }
+
+    @Test
+    void aCancelWhoseAnswerIsLostIsFoundByItsKeyAndNeverSentAgain() {
+        Mismatch mismatch = mismatch();
+        sandbox.resetAfterCancel(1);
+
+        run();
+
+        assertThat(strayStatus(mismatch.payment())).isEqualTo("WATCHING");
+        assertThat(sandbox.cancelsOf(mismatch.paymentKey())).hasSize(1);
+        long cancels = sandbox.cancelAttempts();
+
+        lookNow(mismatch.payment());
+        run();
+
+        assertThat(strayStatus(mismatch.payment())).isEqualTo("RETURNED");
+        assertThat(sandbox.cancelAttempts()).isEqualTo(cancels);
+        assertThat(sandbox.cancelsOf(mismatch.paymentKey())).hasSize(1);
+        assertThat(DB.text("select cancel_transaction_key from stray_charge where payment_id = ?", mismatch.payment().paymentId()))
+                .isEqualTo(sandbox.cancelsOf(mismatch.paymentKey()).get(0).transactionKey());
+    }
+
+    @Test
+    void aDatabaseFaultAfterTheCancelLeavesItWatchedAndTheNextLookFindsTheCancelByItsKey() {
+        Mismatch mismatch = mismatch();
+        String fault = "stray_fault_" + mismatch.payment().paymentId().toString().replace("-", "");
+        PaymentRows.execute("create function " + fault + "() returns trigger language plpgsql as $$ begin "
+                + "if new.payment_id = '" + mismatch.payment().paymentId() + "' then raise exception 'injected fault' using errcode = '08006'; end if; "
+                + "return new; end; $$");
+        PaymentRows.execute("create trigger " + fault + " before update on stray_charge for each row execute function " + fault + "()");
+        try {
+            assertThat(run().unreachable()).isGreaterThanOrEqualTo(1);
+            assertThat(strayStatus(mismatch.payment())).isEqualTo("WATCHING");
+            assertThat(sandbox.cancelsOf(mismatch.paymentKey())).hasSize(1);
+        } finally {
+            PaymentRows.execute("drop trigger " + fault + " on stray_charge");
+            PaymentRows.execute("drop function " + fault + "()");
+        }
+        long cancels = sandbox.cancelAttempts();
+
+        run();
+
+        assertThat(strayStatus(mismatch.payment())).isEqualTo("RETURNED");
+        assertThat(sandbox.cancelAttempts()).isEqualTo(cancels);
+        assertThat(sandbox.cancelsOf(mismatch.paymentKey())).hasSize(1);
+    }
+
+    @Test
+    void aPaymentTheGatewayNeverHadIsWatchedUntilItsWatchEndsThenNothingWasTaken() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now().minus(SETTLED_AFTER));
+        reconcile();
+        assertThat(status(payment.paymentId())).isEqualTo("FAILED");
+
+        run();
+        assertThat(strayStatus(payment)).isEqualTo("WATCHING");
+
+        PaymentRows.execute("update stray_charge set watch_until = now() - interval '1 second', next_look_at = now() where payment_id = ?",
+                payment.paymentId());
+        run();
+
+        assertThat(strayStatus(payment)).isEqualTo("NOTHING_TAKEN");
+        assertThat(sandbox.cancelAttempts()).isZero();
+    }
+
+    @Test
+    void twoReplicasRunningAtOnceGiveEachChargeBackOnce() throws Exception {
+        List<Mismatch> mismatches = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            mismatches.add(mismatch());
+        }
+
+        ExecutorService replicas = Executors.newFixedThreadPool(2);
+        CompletableFuture<StrayChargeReturns.RunSummary> one = CompletableFuture.supplyAsync(this::run, replicas);
+        CompletableFuture<StrayChargeReturns.RunSummary> other = CompletableFuture.supplyAsync(this::run, replicas);
+        one.get();
+        other.get();
+        replicas.shutdown();
+
+        for (Mismatch mismatch : mismatches) {
+            assertThat(strayStatus(mismatch.payment())).isEqualTo("RETURNED");
+            List<Cancel> cancels = sandbox.cancelsOf(mismatch.paymentKey());
+            assertThat(cancels).singleElement().satisfies(cancel -> assertThat(cancel.amount()).isEqualTo(9_900));
+        }
+    }
+
+    /** A payment of 19,900 whose order the gateway charged 9,900 (callback lost): reconciliation fails it and watches the 9,900. */
+    private record Mismatch(PaymentRows.FirstCharge payment, String paymentKey) {
+    }
+
+    private Mismatch mismatch() {
+        String orderId = "pay-stray-" + UUID.randomUUID();
+        sandbox.loseCallbacks(1);
+        String paymentKey = ((ChargeOutcome.Accepted) gateway.charge(orderId, 9_900)).paymentKey();
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(19_900, null, Instant.now().minus(SETTLED_AFTER));
+        PaymentRows.execute("update payment set order_id = ? where id = ?", orderId, payment.paymentId());
+        reconcile();
+        assertThat(status(payment.paymentId())).isEqualTo("FAILED");
+        assertThat(strayStatus(payment)).isEqualTo("WATCHING");
+        return new Mismatch(payment, paymentKey);
+    }
+
+    private static String strayStatus(PaymentRows.FirstCharge payment) {
+        return DB.text("select status from stray_charge where payment_id = ?", payment.paymentId());
+    }
+
+    private static String strayId(PaymentRows.FirstCharge payment) {
+        return DB.text("select id::text from stray_charge where payment_id = ?", payment.paymentId());
+    }
+
+    private static void lookNow(PaymentRows.FirstCharge payment) {
+        PaymentRows.execute("update stray_charge set next_look_at = now() where payment_id = ?", payment.paymentId());
+    }
+
+    private void reconcile() {
+        onVertx(() -> reconciliation.reconcile());
+    }
+
+    private StrayChargeReturns.RunSummary run() {
+        return onVertx(() -> returns.run());
+    }
+
+    private static <T> T onVertx(Supplier<io.smallrye.mutiny.Uni<T>> work) {
+        try {
+            return VertxContextSupport.subscribeAndAwait(work::get);
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
