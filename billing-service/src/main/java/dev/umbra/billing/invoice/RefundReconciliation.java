@@ -11,8 +11,6 @@ import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
-import dev.umbra.platform.workqueue.WorkQueue;
-import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.common.annotation.Identifier;
@@ -40,9 +38,9 @@ import org.jboss.logging.Logger;
  * no such cancel → FAILED (the cancel never arrived), its reservation freed. A cancel is never sent
  * again from here. A look-up that fails leaves the refund for the next run.
  *
- * <p>Runs are the one item of work queue {@value #QUEUE}; pages as in the payments' reconciliation
- * (always the first page minus the ids tried in this run). Each refund is settled in a transaction with
- * its row locked, so a run and the request that is applying its own answer never both settle it.
+ * <p>Runs are the one item of work queue {@value #QUEUE}, paged by {@link PagedRun}. Each refund is
+ * settled in a transaction with its row locked, so a run and the request that is applying its own
+ * answer never both settle it.
  */
 @ApplicationScoped
 public class RefundReconciliation implements RecurringWork {
@@ -78,17 +76,15 @@ public class RefundReconciliation implements RecurringWork {
     private final ReconciliationSettings settings;
     private final GatewayGuard lookups;
     private final Clock clock;
-    private final WorkQueue queue;
 
     RefundReconciliation(Pool pool, PaymentGatewayClient gateway, Refunds refunds, ReconciliationSettings settings,
-            @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock, WorkQueues queues) {
+            @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock) {
         this.pool = pool;
         this.gateway = gateway;
         this.refunds = refunds;
         this.settings = settings;
         this.lookups = lookups;
         this.clock = clock;
-        this.queue = queues.queue(QUEUE);
     }
 
 

@@ -11,8 +11,6 @@ import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
-import dev.umbra.platform.workqueue.WorkQueue;
-import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
@@ -88,17 +86,15 @@ public class StrayChargeReturns implements RecurringWork {
     private final ReconciliationSettings settings;
     private final GatewayGuard lookups;
     private final Clock clock;
-    private final WorkQueue queue;
 
     StrayChargeReturns(Pool pool, PaymentGatewayClient gateway, StrayCharges strays, ReconciliationSettings settings,
-            @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock, WorkQueues queues) {
+            @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock) {
         this.pool = pool;
         this.gateway = gateway;
         this.strays = strays;
         this.settings = settings;
         this.lookups = lookups;
         this.clock = clock;
-        this.queue = queues.queue(QUEUE);
     }
 
     @Override
@@ -114,11 +110,6 @@ public class StrayChargeReturns implements RecurringWork {
     @Override
     public Uni<Outcome> handle(WorkItem item) {
         return RecurringWork.nextRunAt(clock.instant().plus(settings.interval()), run());
-    }
-
-    /** One round of the work queue by hand: claims the run item if it is due and no other replica holds it; returns 1 if it ran. */
-    public Uni<Integer> runOnce() {
-        return queue.runOnce(this);
     }
 
     /** One run (the work queue calls it; tests call it to play two replicas whose runs overlap). */
