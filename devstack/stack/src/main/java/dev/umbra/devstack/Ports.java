@@ -6,20 +6,48 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** Free loopback ports, so that a second stack or a PostgreSQL already on 5432 never collides. */
+/**
+ * Free loopback ports, so that a second stack or a PostgreSQL already on 5432 never collides. They are
+ * taken below the kernel's ephemeral range: a port is chosen seconds before its server binds it, and a
+ * port from the ephemeral range (what binding port 0 hands out) can meanwhile become the local end of
+ * any outgoing connection (a Kafka client, a JDBC pool), which made a service fail to start with
+ * "port in use". No port is handed out twice by one JVM.
+ */
 final class Ports {
+
+    private static final int LOWEST = 20_000;
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
     private Ports() {
     }
 
     static int free() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port", e);
+        int ephemeralStart = ephemeralRangeStart();
+        if (ephemeralStart - LOWEST >= 1_000) {
+            for (int attempt = 0; attempt < 200; attempt++) {
+                int port = ThreadLocalRandom.current().nextInt(LOWEST, ephemeralStart);
+                if (bindable(port) && HANDED_OUT.add(port)) {
+                    return port;
+                }
+            }
         }
+        for (int attempt = 0; attempt < 200; attempt++) {
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                socket.setReuseAddress(true);
+                if (HANDED_OUT.add(socket.getLocalPort())) {
+                    return socket.getLocalPort();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("no free port", e);
+            }
+        }
+        throw new IllegalStateException("no free port");
     }
 
     static boolean listening(int port) {
@@ -28,6 +56,25 @@ final class Ports {
             return true;
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    private static boolean bindable(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(false);
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+            return true;
+        } catch (IOException taken) {
+            return false;
+        }
+    }
+
+    /** The first port the kernel hands to outgoing connections (Linux; 32768 where that cannot be read). */
+    private static int ephemeralRangeStart() {
+        try {
+            return Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException unreadable) {
+            return 32_768;
         }
     }
 }
