@@ -1,6 +1,7 @@
 package dev.umbra.e2e;
 
 import static dev.umbra.e2e.SystemClient.TIMEOUT;
+import static dev.umbra.e2e.SystemClient.pause;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -210,15 +211,6 @@ class FaultsIT {
             installing.get();
         } finally {
             burst.shutdownNow();
-        }
-    }
-
-    private static void pause(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 

@@ -126,6 +126,20 @@ final class SystemClient {
         return gateway;
     }
 
+    DiscordSandbox discord() {
+        return discord;
+    }
+
+    /** Waits, as a client between two tries or a test letting a fault last. */
+    static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** What the guild's owner was told on Discord, in order. */
     List<String> toldTo(String owner) {
         return discord.deliveredTo(owner).stream().map(DiscordSandbox.Delivered::content).toList();
