@@ -151,7 +151,7 @@ public final class StorageFaults {
     /** The pool waited its acquire timeout for a free connection (Vert.x says only "Timeout"). */
     private static boolean poolExhausted(Throwable cause) {
         String name = cause.getClass().getSimpleName();
-        return name.equals("ConnectionPoolTooBusyException")
+        return cause instanceof PoolExhaustedException || name.equals("ConnectionPoolTooBusyException")
                 || (name.equals("NoStackTraceTimeoutException") || name.equals("NoStackTraceThrowable"))
                 && "Timeout".equals(cause.getMessage());
     }

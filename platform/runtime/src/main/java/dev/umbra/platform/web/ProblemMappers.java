@@ -84,9 +84,14 @@ public class ProblemMappers {
             return Problem.response(409, "Conflict", "the resource changed or already exists; read it again",
                     uri.getPath(), List.of());
         }
-        if (StorageFaults.isTransient(e)) {
+        if (StorageFaults.databaseAway(e)) {
             LOG.warnf("database unavailable on %s: %s", uri.getPath(), e.toString());
             return unavailable(uri);
+        }
+        if (StorageFaults.isTransient(e)) {
+            // load shed by a busy pool or a lost race the retries did not win: the 503s count it, no log per request
+            LOG.debugf("database busy on %s: %s", uri.getPath(), e.toString());
+            return busy(uri);
         }
         LOG.errorf(e, "unexpected storage error on %s", uri.getPath());
         return Problem.response(500, "Internal Server Error", "unexpected error", uri.getPath(), List.of());
@@ -97,6 +102,11 @@ public class ProblemMappers {
         return Response.fromResponse(Problem.response(503, "Service Unavailable",
                 "the service cannot reach its database; try again shortly", uri.getPath(), List.of()))
                 .header("Retry-After", Long.toString(retryAfter)).build();
+    }
+
+    private Response busy(UriInfo uri) {
+        return Response.fromResponse(Problem.response(503, "Service Unavailable", "the service is busy; try again shortly", uri.getPath(),
+                List.of())).header("Retry-After", "1").build();
     }
 
     private static String field(ConstraintViolation<?> violation) {
