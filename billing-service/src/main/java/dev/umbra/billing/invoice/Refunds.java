@@ -9,6 +9,7 @@ import dev.umbra.billing.payment.PaymentStatus;
 import dev.umbra.events.billing.RefundSucceeded;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.storage.RowDeletes;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.web.ProblemException;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
@@ -115,7 +116,7 @@ public class Refunds {
                 return fail(refund, "refused by the gateway: " + rejected.code() + " " + rejected.message(), now).replaceWith(refund);
             }
             if (outcome instanceof CancelOutcome.SurelyNotArrived) {
-                return release(refund).chain(() -> refund.delete()).replaceWith((Refund) null);
+                return release(refund).chain(() -> RowDeletes.delete(refund, "refund", refund.id)).replaceWith((Refund) null);
             }
             LOG.debugf("refund %s: the gateway's answer is uncertain, left IN_PROGRESS for reconciliation", refund.id);
             return Uni.createFrom().item(refund);

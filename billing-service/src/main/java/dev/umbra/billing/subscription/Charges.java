@@ -10,6 +10,7 @@ import dev.umbra.billing.payment.PaymentMetrics;
 import dev.umbra.billing.payment.PaymentOutcomes;
 import dev.umbra.billing.payment.PaymentStatus;
 import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.storage.RowDeletes;
 import dev.umbra.platform.storage.StorageFaults;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.mutiny.Uni;
@@ -119,7 +120,7 @@ public class Charges {
         }
         if (outcome instanceof ChargeOutcome.SurelyNotArrived notArrived) {
             if (whenNotSent == WhenNotSent.ROLL_BACK && !payment.settled()) {
-                return payment.delete().replaceWith((PaymentStatus) null);
+                return RowDeletes.delete(payment, "payment", payment.id).replaceWith((PaymentStatus) null);
             }
             return fail(payment, null, "never reached the gateway: " + notArrived.reason(), now);
         }

@@ -2,6 +2,7 @@ package dev.umbra.billing.invoice;
 
 import static dev.umbra.billing.BillingFixtures.distinctEvents;
 import static dev.umbra.billing.BillingFixtures.invoicesOf;
+import static dev.umbra.billing.BillingFixtures.ofAggregate;
 import static dev.umbra.billing.BillingFixtures.refund;
 import static dev.umbra.billing.BillingFixtures.subscribe;
 import static io.restassured.RestAssured.given;
@@ -15,6 +16,7 @@ import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.payment.PaymentRows;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.events.Aggregates;
+import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
@@ -30,6 +32,7 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -74,7 +77,17 @@ class RefundsIT extends PayingUserTest {
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.INVOICE))) {
             await().atMost(WAIT).until(() -> distinctEvents(topic, paid.invoiceId().toString(), "RefundSucceeded") == 2);
             assertThat(distinctEvents(topic, paid.invoiceId().toString(), "InvoiceGenerated")).isEqualTo(1);
+            // each entry names the event that booked it: the invoice's for the charge, each refund's for its refund
+            List<String> sources = Arrays.asList(DB.text("select string_agg(source_event_id::text, ',' order by recorded_at, booked_at) "
+                    + "from ledger_entry where subscription_id = ?", paid.subscriptionId()).split(","));
+            assertThat(sources.get(0)).isEqualTo(eventIds(topic, paid.invoiceId().toString(), "InvoiceGenerated").get(0));
+            assertThat(sources.subList(1, 3)).containsExactlyInAnyOrderElementsOf(eventIds(topic, paid.invoiceId().toString(), "RefundSucceeded"));
         }
+    }
+
+    private static List<String> eventIds(KafkaProbe topic, String invoiceId, String eventType) {
+        return ofAggregate(topic, invoiceId).stream().filter(r -> eventType.equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)))
+                .map(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID)).distinct().toList();
     }
 
     @Test

@@ -92,6 +92,9 @@ class RenewalsIT extends PayingUserTest {
                     .map(r -> payload(r).path("retry_count").asInt()).toList();
             assertThat(retryCounts).containsExactly(1, 2, 3);
         }
+        // four declined renewals: the first charge's invoice and ledger entry only
+        assertThat(invoicesOf(id)).hasSize(1);
+        assertThat(DB.count("select count(*) from ledger_entry where subscription_id = ?", id)).isOne();
         clock.advance(Duration.ofDays(40));
         drain();
         assertThat(chargesOf(id)).hasSize(5);

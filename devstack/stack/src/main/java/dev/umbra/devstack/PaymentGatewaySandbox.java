@@ -116,7 +116,10 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
 
     static PaymentGatewaySandbox start() {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        return start(new InetSocketAddress(loopback, 0), new InetSocketAddress(loopback, 0), "test_sk_" + randomHex(16), randomHex(32));
+        // the faulty front's port is let go while it refuses connections: below the ephemeral range, no
+        // outgoing connection can take it meanwhile and keep the front from coming back
+        return start(new InetSocketAddress(loopback, Ports.free()), new InetSocketAddress(loopback, 0), "test_sk_" + randomHex(16),
+                randomHex(32));
     }
 
     /**
@@ -239,6 +242,11 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     /** The next {@code count} cancels happen, then their connection is reset before any answer. */
     public void resetAfterCancel(int count) {
         faults.cancelResets.set(count);
+    }
+
+    /** The next {@code count} cancels are refused (403, nothing given back), as a gateway does for a payment it will not touch. */
+    public void refuseCancels(int count) {
+        faults.refusedCancels.set(count);
     }
 
     /** The next {@code count} charges stay IN_PROGRESS (no callback) until {@link #settle}. */
@@ -408,6 +416,10 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
                 respond(exchange, 404, error("NOT_FOUND_PAYMENT", "no such payment"));
                 return;
             }
+            if (faults.take(faults.refusedCancels)) {
+                respond(exchange, 403, error("FORBIDDEN_REQUEST", "this payment cannot be canceled by the merchant"));
+                return;
+            }
             List<Cancel> earlier = cancels.getOrDefault(paymentKey, List.of());
             boolean repeated = idempotencyKey != null && earlier.stream().anyMatch(c -> idempotencyKey.equals(c.idempotencyKey()));
             boolean wholeAgain = before.status() == Status.CANCELED && !body.has("cancelAmount");
@@ -551,6 +563,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             case "reset" -> resetAfterCharge(times);
             case "late-cancel-answer" -> answerCancelLate(times, delay);
             case "cancel-reset" -> resetAfterCancel(times);
+            case "refuse-cancels" -> refuseCancels(times);
             case "pending" -> keepPending(times);
             case "decline" -> decline(times);
             case "decline-customer" -> declineCustomer(body.path("customerKey").asText(""));
@@ -653,6 +666,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicInteger lateCancels = new AtomicInteger();
         final AtomicReference<Duration> lateCancelDelay = new AtomicReference<>(Duration.ZERO);
         final AtomicInteger cancelResets = new AtomicInteger();
+        final AtomicInteger refusedCancels = new AtomicInteger();
         final AtomicInteger pending = new AtomicInteger();
         final AtomicInteger declines = new AtomicInteger();
         final AtomicInteger lostCallbacks = new AtomicInteger();
@@ -670,7 +684,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         }
 
         void clear() {
-            List.of(failures, lateAnswers, resets, lateCancels, cancelResets, pending, declines, lostCallbacks, duplicatedCallbacks, lateCallbacks)
+            List.of(failures, lateAnswers, resets, lateCancels, cancelResets, refusedCancels, pending, declines, lostCallbacks, duplicatedCallbacks, lateCallbacks)
                     .forEach(counter -> counter.set(0));
             failureRatio.set(0.0);
             declinedCustomers.clear();
