@@ -6,6 +6,9 @@ import dev.umbra.billing.gateway.GatewayGuards;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayCancel;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayPayment;
+import dev.umbra.billing.plan.PlanCatalogue;
+import dev.umbra.events.billing.StrayChargeReturned;
+import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.PagedRun;
@@ -18,6 +21,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -45,7 +49,8 @@ import org.jboss.logging.Logger;
  * again until the watch ends, then NOTHING_TAKEN (a charge the gateway had not received when we gave up
  * could still arrive; a payment it already has is final once not paid).</li>
  * </ul>
- * The money never entered the ledger (the payment FAILED), so giving it back books nothing.
+ * The money never entered the ledger (the payment FAILED), so giving it back books nothing; a
+ * StrayChargeReturned event, in the transaction that records it RETURNED, is its trace in the audit log.
  *
  * <p>Runs are the one item of work queue {@value #QUEUE}; each charge is settled in its own transaction
  * with its row locked, so two replicas whose runs overlap change it once.
@@ -85,11 +90,13 @@ public class StrayChargeReturns implements RecurringWork {
     private final StrayCharges strays;
     private final ReconciliationSettings settings;
     private final GatewayGuard lookups;
+    private final OutboxWriter outbox;
     private final Clock clock;
 
     StrayChargeReturns(Pool pool, PaymentGatewayClient gateway, StrayCharges strays, ReconciliationSettings settings,
-            @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock) {
+            @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, OutboxWriter outbox, Clock clock) {
         this.pool = pool;
+        this.outbox = outbox;
         this.gateway = gateway;
         this.strays = strays;
         this.settings = settings;
@@ -165,13 +172,18 @@ public class StrayChargeReturns implements RecurringWork {
     @WithTransaction
     Uni<Result> settle(UUID strayId, Finding finding) {
         Instant now = clock.instant();
-        return StrayCharge.lockById(strayId).map(stray -> {
+        return StrayCharge.lockById(strayId).chain(stray -> {
             if (stray == null || !stray.watching()) {
-                return Result.ALREADY_SETTLED;
+                return Uni.createFrom().item(Result.ALREADY_SETTLED);
             }
             Result result = decide(stray, finding, now);
             switch (result) {
-                case RETURNED -> strays.resolved(StrayChargeStatus.RETURNED);
+                case RETURNED -> {
+                    strays.resolved(StrayChargeStatus.RETURNED);
+                    return Payment.<Payment>findById(stray.paymentId).chain(payment -> outbox.publish(new StrayChargeReturned(
+                            payment.subscriptionId, payment.id, stray.id, BigDecimal.valueOf(stray.returnedAmount), PlanCatalogue.KRW), now))
+                            .replaceWith(result);
+                }
                 case NOTHING_TAKEN -> strays.resolved(StrayChargeStatus.NOTHING_TAKEN);
                 case REFUSED -> {
                     strays.resolved(StrayChargeStatus.REFUSED);
@@ -186,7 +198,7 @@ public class StrayChargeReturns implements RecurringWork {
                 default -> {
                 }
             }
-            return result;
+            return Uni.createFrom().item(result);
         });
     }
 

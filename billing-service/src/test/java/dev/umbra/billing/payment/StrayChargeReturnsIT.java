@@ -2,13 +2,23 @@ package dev.umbra.billing.payment;
 
 import static dev.umbra.billing.payment.GatewayCharges.DB;
 import static dev.umbra.billing.payment.GatewayCharges.status;
+import static dev.umbra.billing.BillingFixtures.distinctEvents;
+import static dev.umbra.billing.BillingFixtures.ofAggregate;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.events.Topics;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
+import dev.umbra.testing.KafkaProbe;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -32,10 +42,12 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 // every case here is money taken for a failed payment, which the settlement reports
 @ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "to be given back")
+@ExpectedLog(category = "dev.umbra.billing.payment.StrayChargeReturns", message = "refused to give back")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
 class StrayChargeReturnsIT extends SandboxCallingBack {
 
     private static final Duration SETTLED_AFTER = Duration.ofSeconds(5);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Inject
     PaymentReconciliation reconciliation;
@@ -43,8 +55,11 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
     @Inject
     StrayChargeReturns returns;
 
+    @Inject
+    MeterRegistry registry;
+
     @Test
-    void aChargeOfAnotherAmountIsGivenBackInFullOnce() {
+    void aChargeOfAnotherAmountIsGivenBackInFullOnce() throws Exception {
         Mismatch mismatch = mismatch();
 
         run();
@@ -55,8 +70,18 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
             assertThat(cancel.idempotencyKey()).isEqualTo("stray-" + strayId(mismatch.payment()));
         });
         assertThat(DB.count("select returned_amount from stray_charge where payment_id = ?", mismatch.payment().paymentId())).isEqualTo(9_900);
-        // the money never entered the books: nothing to book when it goes back
+        // the money never entered the books: nothing to book when it goes back, an event to tell the audit log
         assertThat(DB.count("select count(*) from ledger_entry where subscription_id = ?", mismatch.payment().subscriptionId())).isZero();
+        String subscription = mismatch.payment().subscriptionId().toString();
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> distinctEvents(topic, subscription, "StrayChargeReturned") == 1);
+            JsonNode returned = JSON.readTree(KafkaProbe.value(ofAggregate(topic, subscription).stream()
+                    .filter(r -> KafkaProbe.header(r, EventHeaders.EVENT_TYPE).equals("StrayChargeReturned")).findFirst().orElseThrow()));
+            assertThat(returned.path("amount").decimalValue().longValueExact()).isEqualTo(9_900);
+            assertThat(returned.path("currency").asText()).isEqualTo("KRW");
+            assertThat(returned.path("stray_charge_id").asText()).isEqualTo(strayId(mismatch.payment()));
+            assertThat(returned.path("payment_id").asText()).isEqualTo(mismatch.payment().paymentId().toString());
+        }
 
         long cancels = sandbox.cancelAttempts();
         run();
@@ -135,6 +160,28 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
     }
 
     @Test
+    void aCancelTheGatewayRefusesIsLeftToAnOperatorAndNeverSentAgain() {
+        Mismatch mismatch = mismatch();
+        sandbox.refuseCancels(1);
+        double refusedBefore = refused();
+
+        run();
+
+        assertThat(strayStatus(mismatch.payment())).isEqualTo("REFUSED");
+        assertThat(DB.text("select detail from stray_charge where payment_id = ?", mismatch.payment().paymentId()))
+                .contains("403", "FORBIDDEN_REQUEST");
+        assertThat(sandbox.cancelsOf(mismatch.paymentKey())).isEmpty();
+        assertThat(refused()).isEqualTo(refusedBefore + 1);
+        long cancels = sandbox.cancelAttempts();
+
+        lookNow(mismatch.payment());
+        run();
+
+        assertThat(strayStatus(mismatch.payment())).isEqualTo("REFUSED");
+        assertThat(sandbox.cancelAttempts()).isEqualTo(cancels);
+    }
+
+    @Test
     void aPaymentTheGatewayNeverHadIsWatchedUntilItsWatchEndsThenNothingWasTaken() {
         PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now().minus(SETTLED_AFTER));
         reconcile();
@@ -194,6 +241,11 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
 
     private static String strayId(PaymentRows.FirstCharge payment) {
         return DB.text("select id::text from stray_charge where payment_id = ?", payment.paymentId());
+    }
+
+    private double refused() {
+        var counter = registry.find("umbra.billing.stray.charges").tag("status", "refused").counter();
+        return counter == null ? 0 : counter.count();
     }
 
     private static void lookNow(PaymentRows.FirstCharge payment) {

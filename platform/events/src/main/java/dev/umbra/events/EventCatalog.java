@@ -30,6 +30,7 @@ public final class EventCatalog {
             dev.umbra.events.billing.InvoiceGenerated.class,
             dev.umbra.events.billing.RefundSucceeded.class,
             dev.umbra.events.billing.LedgerEntryCorrected.class,
+            dev.umbra.events.billing.StrayChargeReturned.class,
             dev.umbra.events.licensing.LicenseGranted.class,
             dev.umbra.events.licensing.LicenseExtended.class,
             dev.umbra.events.licensing.LicenseDowngraded.class,
