@@ -29,6 +29,8 @@ import io.restassured.RestAssured;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -174,6 +176,14 @@ class IngestIT {
                 .rootCause().hasMessageContaining("append-only");
         assertThatThrownBy(() -> DB.text("with gone as (delete from audit_guild where event_id = ? returning 1) select count(*) from gone", id))
                 .rootCause().hasMessageContaining("append-only");
+        String partition = DB.text("select tableoid::regclass::text from audit_log where event_id = ?", id);
+        for (String table : List.of("audit_log", "audit_guild", partition, "audit_log_default")) {
+            assertThatThrownBy(() -> DB.execute("truncate " + table)).as(table).rootCause().hasMessageContaining("append-only");
+        }
+        // a month made after the migration refuses it too
+        DB.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.now().plus(Duration.ofDays(400)));
+        String later = "audit_log_" + DateTimeFormatter.ofPattern("yyyy_MM").withZone(ZoneOffset.UTC).format(Instant.now().plus(Duration.ofDays(400)));
+        assertThatThrownBy(() -> DB.execute("truncate " + later)).as(later).rootCause().hasMessageContaining("append-only");
         assertThat(stored(id)).isEqualTo(1);
     }
 }

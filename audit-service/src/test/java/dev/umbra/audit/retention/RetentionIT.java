@@ -45,37 +45,40 @@ class RetentionIT {
 
     @Test
     void monthsOlderThanTheKeptOnesAreDroppedWholeAndTheComingOnesCreated() throws Throwable {
-        // months the job made when they were current (24 are kept: 2024-01 is out, 2025-06 in)
-        DB.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.parse("2024-01-01T00:00:00Z"));
-        DB.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.parse("2025-06-01T00:00:00Z"));
+        // months the job made when they were current: 24 are kept before this one, so 25 back is out and 24 back in
+        YearMonth thisMonth = YearMonth.now(ZoneOffset.UTC);
+        DateTimeFormatter month = DateTimeFormatter.ofPattern("yyyy_MM");
+        YearMonth outMonth = thisMonth.minusMonths(25);
+        YearMonth keptMonth = thisMonth.minusMonths(24);
+        Instant out = outMonth.atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant();
+        Instant keptStart = keptMonth.atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant();
+        DB.text("select audit_create_partitions(cast(? as timestamptz), 1)", out);
+        DB.text("select audit_create_partitions(cast(? as timestamptz), 1)", keptStart);
         String guild = Snowflakes.random();
         UUID old = UUID.randomUUID();
         UUID oldWaiting = UUID.randomUUID();
         UUID kept = UUID.randomUUID();
         UUID current = UUID.randomUUID();
         KafkaProbe.produceAll(List.of(
-                record(new BotInstalled(guild, Snowflakes.random()), old, Instant.parse("2024-01-15T00:00:00Z")),
-                record(new LicenseExtended(UUID.randomUUID(), Instant.parse("2024-02-01T00:00:00Z")), oldWaiting,
-                        Instant.parse("2024-01-20T00:00:00Z")),
-                record(new BotInstalled(guild, Snowflakes.random()), kept, Instant.parse("2025-06-15T00:00:00Z")),
+                record(new BotInstalled(guild, Snowflakes.random()), old, out.plus(Duration.ofDays(14))),
+                record(new LicenseExtended(UUID.randomUUID(), out.plus(Duration.ofDays(30))), oldWaiting, out.plus(Duration.ofDays(19))),
+                record(new BotInstalled(guild, Snowflakes.random()), kept, keptStart.plus(Duration.ofDays(14))),
                 record(new BotInstalled(guild, Snowflakes.random()), current, Instant.now())));
         await().atMost(WAIT).until(() -> stored(old) + stored(oldWaiting) + stored(kept) + stored(current) == 4);
-        assertThat(partitionOf(old)).isEqualTo("audit_log_2024_01");
-        assertThat(partitionOf(kept)).isEqualTo("audit_log_2025_06");
+        assertThat(partitionOf(old)).isEqualTo("audit_log_" + outMonth.format(month));
+        assertThat(partitionOf(kept)).isEqualTo("audit_log_" + keptMonth.format(month));
         assertThat(DB.count("select count(*) from audit_unattributed where event_id = ?", oldWaiting)).isEqualTo(1);
 
         VertxContextSupport.subscribeAndAwait(() -> retention.runSoon());
         assertThat(VertxContextSupport.subscribeAndAwait(() -> retention.runOnce())).isEqualTo(1);
 
-        assertThat(exists("audit_log_2024_01")).isFalse();
-        assertThat(exists("audit_guild_2024_01")).isFalse();
+        assertThat(exists("audit_log_" + outMonth.format(month))).isFalse();
+        assertThat(exists("audit_guild_" + outMonth.format(month))).isFalse();
         assertThat(stored(old) + stored(oldWaiting)).isZero();
         assertThat(DB.count("select count(*) from audit_unattributed where event_id = ?", oldWaiting)).isZero();
         assertThat(stored(kept)).isEqualTo(1);
         assertThat(stored(current)).isEqualTo(1);
-        assertThat(exists("audit_log_2025_06")).isTrue();
-        YearMonth thisMonth = YearMonth.now(ZoneOffset.UTC);
-        DateTimeFormatter month = DateTimeFormatter.ofPattern("yyyy_MM");
+        assertThat(exists("audit_log_" + keptMonth.format(month))).isTrue();
         for (int ahead = 0; ahead <= 2; ahead++) {
             assertThat(exists("audit_log_" + thisMonth.plusMonths(ahead).format(month))).isTrue();
             assertThat(exists("audit_guild_" + thisMonth.plusMonths(ahead).format(month))).isTrue();

@@ -6,7 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
-/** Plain JDBC reads of a service database, for assertions on what was (not) stored. */
+/** Plain JDBC on a service database, for assertions on what was (not) stored and for faults a test sets up. */
 public final class Database {
 
     private final String name;
@@ -40,6 +40,17 @@ public final class Database {
                     connection.commit();
                 }
             };
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    /** A statement that returns no rows (DDL, TRUNCATE …), committed. */
+    public void execute(String sql, Object... parameters) {
+        try (Connection connection = Devstack.shared().postgres().connect(name);
+             PreparedStatement statement = connection.prepareStatement(sql)) {
+            bind(statement, parameters);
+            statement.execute();
         } catch (SQLException e) {
             throw new IllegalStateException(sql, e);
         }
