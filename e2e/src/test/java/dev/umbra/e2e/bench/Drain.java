@@ -103,6 +103,20 @@ final class Drain {
         return new long[] {committedSum, endSum};
     }
 
+    /** Events behind, summed over every consumer group and the partitions it has committed on. */
+    static long lagOfAllGroups(Admin admin) throws ExecutionException, InterruptedException {
+        long lag = 0;
+        for (var group : admin.listConsumerGroups().all().get()) {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group.groupId())
+                    .partitionsToOffsetAndMetadata().get();
+            Map<TopicPartition, Long> ends = offsets(admin, List.copyOf(committed.keySet()), OffsetSpec.latest());
+            for (var at : committed.entrySet()) {
+                lag += ends.get(at.getKey()) - at.getValue().offset();
+            }
+        }
+        return lag;
+    }
+
     private static Map<TopicPartition, Long> offsets(Admin admin, List<TopicPartition> partitions, OffsetSpec spec)
             throws ExecutionException, InterruptedException {
         return admin.listOffsets(partitions.stream().collect(Collectors.toMap(p -> p, p -> spec))).all().get().entrySet().stream()

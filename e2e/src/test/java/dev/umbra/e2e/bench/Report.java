@@ -33,8 +33,9 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
         md.append("| services | the packaged jars (`quarkus-run.jar`), `-Xmx256m`, default JIT; all on the same cores as devstack and the driver |\n");
         md.append(f("| devstack start | %.1f s |%n", devstackStart.toMillis() / 1000.0));
         md.append(f("| five services started together until all ready | %.1f s |%n", servicesStart.toMillis() / 1000.0));
-        md.append(f("| warm-up before the first measurement (not counted) | %d s of installs at %d/s |%n",
-                settings.warmupSeconds(), settings.warmupRate()));
+        md.append(f("| warm-up before the first measurement (not counted) | %d min %02d s: rounds of %d s at %s |%n",
+                settings.warmupTook().toMinutes(), settings.warmupTook().toSecondsPart(), settings.warmupSeconds(),
+                String.join(", ", settings.warmupRounds())));
         md.append(f("| whole suite (without the build) | %d min %02d s |%n%n", suite.toMinutes(), suite.toSecondsPart()));
 
         md.append(f("### End-to-end latency (open loop, %d s per rate after %d s warm-up, latency from each request's due time)%n%n",
