@@ -146,6 +146,12 @@ class ReplayIT {
         String plan = recovery.text(planRow, licenseId);
         String license = umbra.license(paid.guildId()).extract().asString();
         int audited = umbra.auditedEventsOf("license", licenseId);
+        // guild-service applied the license's events (it remembers the license's guild): it must see the copies as repeats
+        Database guild = Database.of("guild");
+        String guildApplied = "select string_agg(event_id::text || ' ' || processed_at::text, ',' order by event_id) from processed_event "
+                + "where aggregate_type = 'license' and aggregate_id = ?";
+        String appliedByGuild = guild.text(guildApplied, licenseId);
+        List<String> told = umbra.toldTo(paid.owner());
 
         // recovery is repaired: it forgets the license's plan and that it ever applied the license's events
         recovery.count("with gone as (delete from license_plan where license_id = ?::uuid returning 1) select count(*) from gone", licenseId);
@@ -158,6 +164,9 @@ class ReplayIT {
         assertThat(recovery.text(planRow, licenseId)).isEqualTo(plan).startsWith(paid.guildId() + " PRO");
         assertThat(umbra.license(paid.guildId()).extract().asString()).isEqualTo(license);
         assertThat(umbra.auditedEventsOf("license", licenseId)).isEqualTo(audited);
+        assertThat(appliedByGuild).isNotNull();
+        assertThat(guild.text(guildApplied, licenseId)).isEqualTo(appliedByGuild);
+        assertThat(umbra.toldTo(paid.owner())).isEqualTo(told);
         // the topic holds the originals and their copies, and nothing any consumer published in answer
         List<String> onTopic = eventIds(records(Topics.of(Aggregates.LICENSE), licenseId, "LicenseGranted"));
         assertThat(onTopic).hasSize(2 * audited);

@@ -46,6 +46,8 @@ class SubscriptionFlowsIT {
                 .body("entitledPlan", equalTo("PRO")).body("status", equalTo("ACTIVE")));
         await().atMost(TIMEOUT).until(() -> umbra.toldTo(paid.owner()).contains("Your PRO subscription is active. Thank you!"));
 
+        // every consumer has caught up with everything published by now: a second SubscriptionStarted would be on the topic
+        SystemClient.awaitAllConsumed();
         List<PaymentGatewaySandbox.Charge> charges = umbra.chargesOf(paid.subscription());
         assertThat(charges).singleElement().satisfies(charge -> assertThat(charge.amount()).isEqualTo(9_900));
         assertThat(eventTypes(Topics.of(Aggregates.SUBSCRIPTION), paid.subscription().toString(), "SubscriptionStarted"))
