@@ -1,15 +1,16 @@
 package dev.umbra.billing.payment;
 
-import static dev.umbra.billing.payment.GatewayCharges.DB;
-import static dev.umbra.billing.payment.GatewayCharges.status;
 import static dev.umbra.billing.BillingFixtures.distinctEvents;
 import static dev.umbra.billing.BillingFixtures.ofAggregate;
+import static dev.umbra.billing.payment.GatewayCharges.DB;
+import static dev.umbra.billing.payment.GatewayCharges.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.billing.gateway.ChargeOutcome;
+import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
@@ -33,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,6 +53,11 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
 
     @Inject
     PaymentReconciliation reconciliation;
+
+    @BeforeAll
+    static void streamOutbox() {
+        Devstack.shared().streamOutbox("billing", "billing");
+    }
 
     @Inject
     StrayChargeReturns returns;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The public port of a sandbox: a TCP relay in front of its HTTP server, so that faults below HTTP
@@ -165,14 +167,35 @@ final class TcpFront implements AutoCloseable {
         fillers.clear();
     }
 
+    /**
+     * The listener on {@code port}, again after a switch: a closed listener's port is released only once
+     * its accept thread has left {@code accept()} (the JDK defers the close of a socket another thread is
+     * blocked on), so a bind right after a close may find the port still taken for a moment.
+     */
     private static ServerSocket bind(InetAddress address, int port, int backlog) {
-        try {
-            ServerSocket socket = new ServerSocket();
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(address, port), backlog);
-            return socket;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            ServerSocket socket = null;
+            try {
+                socket = new ServerSocket();
+                socket.setReuseAddress(true);
+                socket.bind(new InetSocketAddress(address, port), backlog);
+                return socket;
+            } catch (BindException stillTaken) {
+                closeQuietly(socket);
+                if (System.nanoTime() > deadline) {
+                    throw new UncheckedIOException(stillTaken);
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new UncheckedIOException(stillTaken);
+                }
+            } catch (IOException e) {
+                closeQuietly(socket);
+                throw new UncheckedIOException(e);
+            }
         }
     }
 
