@@ -49,7 +49,8 @@ class GatewayFaultsIT {
 
     private static final int CLIENTS = 4;
     private static final int SUBSCRIPTIONS_PER_CLIENT = 4;
-    private static final int ATTEMPTS = 20;
+    /** How long a client keeps trying a call that answers 502/503 (a gateway failing 40 % keeps billing's circuit flapping). */
+    private static final Duration PATIENCE = Duration.ofSeconds(120);
 
     /** The gateway's 429s and 500s on purpose: billing's guard says it sends again what surely did not arrive. */
     private static final LogLines.Expectation[] GATEWAY_FLAKY = {
@@ -168,8 +169,9 @@ class GatewayFaultsIT {
 
     /** Calls again after a 502 or 503, waiting what its Retry-After asks (a circuit open at billing), as a well-behaved client does. */
     private static Response tryingAgain(Supplier<Response> call) {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
         Response answer = call.get();
-        for (int attempt = 1; attempt < ATTEMPTS && (answer.statusCode() == 502 || answer.statusCode() == 503); attempt++) {
+        while (System.nanoTime() < deadline && (answer.statusCode() == 502 || answer.statusCode() == 503)) {
             String retryAfter = answer.header("Retry-After");
             pause(retryAfter == null ? Duration.ofMillis(200) : Duration.ofSeconds(Long.parseLong(retryAfter)));
             answer = call.get();
