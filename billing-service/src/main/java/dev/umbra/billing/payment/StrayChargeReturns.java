@@ -96,11 +96,11 @@ public class StrayChargeReturns implements RecurringWork {
     StrayChargeReturns(Pool pool, PaymentGatewayClient gateway, StrayCharges strays, ReconciliationSettings settings,
             @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, OutboxWriter outbox, Clock clock) {
         this.pool = pool;
-        this.outbox = outbox;
         this.gateway = gateway;
         this.strays = strays;
         this.settings = settings;
         this.lookups = lookups;
+        this.outbox = outbox;
         this.clock = clock;
     }
 

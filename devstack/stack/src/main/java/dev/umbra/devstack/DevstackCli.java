@@ -87,7 +87,7 @@ public final class DevstackCli {
                 stack.discord().url());
         System.out.printf("  payment gateway (sandbox) %s  (controls on %s: GET /sandbox/charges, /sandbox/requests, /sandbox/callbacks;%n"
                 + "                 POST /sandbox/faults {\"mode\":\"fail\"|\"fail-ratio\"|\"refuse\"|\"drop\"|\"late-answer\"|\"reset\"|\"pending\"|\"decline\"|"
-                + "\"lose-callbacks\"|\"duplicate-callbacks\"|\"late-callbacks\"|\"none\", \"count\":n}; POST /sandbox/payments/{key}/settle)%n",
+                + "\"late-cancel-answer\"|\"cancel-reset\"|\"refuse-cancels\"|\"lose-callbacks\"|\"duplicate-callbacks\"|\"late-callbacks\"|\"none\", \"count\":n}; POST /sandbox/payments/{key}/settle)%n",
                 stack.paymentGateway().url(), stack.paymentGateway().controlUrl());
         if (system != null) {
             for (ServiceProcess service : system.services()) {

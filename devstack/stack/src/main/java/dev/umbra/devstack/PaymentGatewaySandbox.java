@@ -510,7 +510,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     /**
      * For people trying the local system: {@code GET /sandbox/charges}, {@code /sandbox/requests},
      * {@code /sandbox/callbacks}, {@code /sandbox/cancels}; {@code POST /sandbox/faults {"mode": ..., "count": n, "status": 500|429,
-     * "ratio": 0.3, "delayMs": n, "customerKey": ...}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, late-cancel-answer, cancel-reset, pending,
+     * "ratio": 0.3, "delayMs": n, "customerKey": ...}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, late-cancel-answer, cancel-reset, refuse-cancels, pending,
      * decline, decline-customer, lose-callbacks, duplicate-callbacks, late-callbacks or none; {@code POST /sandbox/callback-url
      * {"url": ...}}; {@code POST /sandbox/payments/{paymentKey}/settle {"status": "DONE"|"ABORTED"}}.
      */
