@@ -87,7 +87,7 @@ public class InvoiceResource {
         Refund refund = requested.refund();
         return switch (refund.status) {
             case SUCCEEDED -> RestResponse.status(RestResponse.Status.CREATED, RefundView.of(refund));
-            case IN_PROGRESS -> RestResponse.status(RestResponse.Status.ACCEPTED, RefundView.of(refund));
+            case SCHEDULED, IN_PROGRESS -> RestResponse.status(RestResponse.Status.ACCEPTED, RefundView.of(refund));
             case FAILED -> throw ProblemException.unprocessable("refund " + refund.id + " failed, nothing was given back: " + refund.failureMessage);
         };
     }

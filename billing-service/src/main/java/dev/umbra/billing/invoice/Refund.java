@@ -13,10 +13,16 @@ import jakarta.persistence.Version;
 import java.time.Instant;
 import java.util.UUID;
 
-/** One refund request of an invoice, sent to the gateway as a cancel of the invoice's payment. */
+/** One refund of an invoice, an operator's or the service's own, sent to the gateway as a cancel of the invoice's payment. */
 @Entity
 @Table(name = "refund")
 public class Refund extends PanacheEntityBase {
+
+    /** The idempotency key of the refund the service schedules itself: one per invoice. */
+    static final String AUTOMATIC = "automatic";
+
+    /** The gateway's limit on a cancel's reason. */
+    private static final int REASON_LENGTH = 200;
 
     @Id
     public UUID id;
@@ -33,7 +39,7 @@ public class Refund extends PanacheEntityBase {
     @Column(nullable = false)
     public String reason;
 
-    /** The Idempotency-Key of the request that asked for it. */
+    /** The Idempotency-Key of the request that asked for it; {@value #AUTOMATIC} for the service's own. */
     @Column(name = "idempotency_key", nullable = false)
     public String idempotencyKey;
 
@@ -73,6 +79,12 @@ public class Refund extends PanacheEntityBase {
         return refund;
     }
 
+    static Refund schedule(Invoice invoice, long amount, String reason, Instant at) {
+        Refund refund = request(invoice, amount, reason.length() <= REASON_LENGTH ? reason : reason.substring(0, REASON_LENGTH), AUTOMATIC, at);
+        refund.status = RefundStatus.SCHEDULED;
+        return refund;
+    }
+
     /** The idempotency key of its cancel at the gateway; a cancel's record there carries it, which is how a look-up finds it. */
     public String gatewayKey() {
         return gatewayKey(id);
@@ -83,7 +95,7 @@ public class Refund extends PanacheEntityBase {
     }
 
     boolean settled() {
-        return status != RefundStatus.IN_PROGRESS;
+        return status == RefundStatus.SUCCEEDED || status == RefundStatus.FAILED;
     }
 
     void succeed(String transactionKey, Instant at) {

@@ -25,7 +25,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jboss.logging.Logger;
@@ -51,12 +50,6 @@ public class RefundReconciliation implements RecurringWork {
         SUCCEEDED, FAILED, ALREADY_SETTLED
     }
 
-    public record RunSummary(int examined, Map<Result, Integer> results, int unreachable) {
-        public int count(Result result) {
-            return results.getOrDefault(result, 0);
-        }
-    }
-
     private record Candidate(UUID id, String paymentKey) {
     }
 
@@ -75,18 +68,19 @@ public class RefundReconciliation implements RecurringWork {
     private final Refunds refunds;
     private final ReconciliationSettings settings;
     private final GatewayGuard lookups;
+    private final RefundMetrics metrics;
     private final Clock clock;
 
     RefundReconciliation(Pool pool, PaymentGatewayClient gateway, Refunds refunds, ReconciliationSettings settings,
-            @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock) {
+            @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, RefundMetrics metrics, Clock clock) {
         this.pool = pool;
         this.gateway = gateway;
         this.refunds = refunds;
         this.settings = settings;
         this.lookups = lookups;
+        this.metrics = metrics;
         this.clock = clock;
     }
-
 
     @Override
     public String queue() {
@@ -104,7 +98,7 @@ public class RefundReconciliation implements RecurringWork {
     }
 
     /** One run (the work queue calls it; tests call it to play two replicas whose leases overlap). */
-    public Uni<RunSummary> reconcile() {
+    public Uni<PagedRun.Summary<Result>> reconcile() {
         OffsetDateTime settleBefore = clock.instant().minus(settings.settleAfter()).atOffset(ZoneOffset.UTC);
         return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),
                 settings.pageSize())).map(rows -> {
@@ -113,8 +107,7 @@ public class RefundReconciliation implements RecurringWork {
                         candidates.add(new Candidate(row.getUUID("id"), row.getString("external_payment_key")));
                     }
                     return candidates;
-                }), Candidate::id, this::reconcile).map(run -> {
-                    RunSummary summary = new RunSummary(run.examined(), run.results(), run.unreachable());
+                }), Candidate::id, this::reconcile).map(summary -> {
                     if (summary.examined() > 0) {
                         LOG.infof("refund reconciliation: %d refund(s) examined: %d succeeded, %d failed (the cancel never arrived), "
                                         + "%d found settled, %d not reachable", summary.examined(), summary.count(Result.SUCCEEDED),
@@ -127,7 +120,13 @@ public class RefundReconciliation implements RecurringWork {
     private Uni<Result> reconcile(Candidate refund) {
         return gateway.find(refund.paymentKey())
                 .map(payment -> payment.flatMap(found -> found.cancelOf(Refund.gatewayKey(refund.id()))))
-                .chain(cancel -> settle(refund.id(), cancel));
+                .chain(cancel -> settle(refund.id(), cancel))
+                .invoke(result -> {
+                    if (result != Result.ALREADY_SETTLED) {
+                        metrics.counted(RefundMetrics.Trigger.OPERATOR,
+                                result == Result.SUCCEEDED ? RefundMetrics.Outcome.SUCCEEDED : RefundMetrics.Outcome.FAILED);
+                    }
+                });
     }
 
     @WithTransaction

@@ -1,6 +1,10 @@
 package dev.umbra.billing.invoice;
 
-/** IN_PROGRESS from the request until the gateway's answer or the reconciliation job settles it; then final. */
+/**
+ * SCHEDULED: asked for by the service itself and not yet given back ({@link AutomaticRefunds} sends it
+ * until the gateway answers); IN_PROGRESS: an operator's refund from the request until the gateway's
+ * answer or the reconciliation job settles it. SUCCEEDED and FAILED are final.
+ */
 public enum RefundStatus {
-    IN_PROGRESS, SUCCEEDED, FAILED
+    SCHEDULED, IN_PROGRESS, SUCCEEDED, FAILED
 }

@@ -29,7 +29,8 @@ import org.jboss.logging.Logger;
  * idempotency key; (3) its answer is applied: given back → SUCCEEDED, RefundSucceeded, the invoice's
  * status and the ledger's REFUND entry; refused → FAILED and the reservation freed; surely not sent →
  * the refund is deleted (rolled back) and the reservation freed; uncertain → left IN_PROGRESS for the
- * reconciliation job, which looks the cancel up and never sends it again.
+ * reconciliation job, which looks the cancel up and never sends it again. A refund the service asks for
+ * itself ({@link #scheduleFull}) is sent by {@link AutomaticRefunds} instead.
  *
  * <p>A request repeated with the same Idempotency-Key (per invoice) finds the first refund and answers
  * its state; one with the same key but another amount or reason is refused.
@@ -45,17 +46,23 @@ public class Refunds {
     record Prepared(Refund refund, String paymentKey, boolean repeated) {
     }
 
+    /** What step 3 did: the refund (null when rolled back) and what became of it, null when it was settled already. */
+    record Applied(Refund refund, RefundMetrics.Outcome outcome) {
+    }
+
     private static final Logger LOG = Logger.getLogger(Refunds.class);
 
     private final PaymentGatewayClient gateway;
     private final OutboxWriter outbox;
     private final LedgerService ledger;
+    private final RefundMetrics metrics;
     private final Clock clock;
 
-    public Refunds(PaymentGatewayClient gateway, OutboxWriter outbox, LedgerService ledger, Clock clock) {
+    public Refunds(PaymentGatewayClient gateway, OutboxWriter outbox, LedgerService ledger, RefundMetrics metrics, Clock clock) {
         this.gateway = gateway;
         this.outbox = outbox;
         this.ledger = ledger;
+        this.metrics = metrics;
         this.clock = clock;
     }
 
@@ -68,7 +75,12 @@ public class Refunds {
             return gateway.cancel(prepared.paymentKey(), amount, reason, refund.gatewayKey())
                     .chain(outcome -> Uni.createFrom().deferred(() -> apply(refund.id, outcome))
                             .onFailure(StorageFaults::lostRace).retry().atMost(3)
-                            .map(applied -> new Requested(applied == null ? refund : applied, outcome, applied == null)));
+                            .invoke(applied -> {
+                                if (applied.outcome() != null) {
+                                    metrics.counted(RefundMetrics.Trigger.OPERATOR, applied.outcome());
+                                }
+                            })
+                            .map(applied -> new Requested(applied.refund() == null ? refund : applied.refund(), outcome, applied.refund() == null)));
         });
     }
 
@@ -100,27 +112,39 @@ public class Refunds {
         });
     }
 
-    /** Applies the gateway's answer to the refund; null when it was rolled back (deleted). A refund settled meanwhile stays as it is. */
+    /** Applies the gateway's answer to the refund. A refund settled meanwhile stays as it is. */
     @WithTransaction
     @DatabaseGuard
-    Uni<Refund> apply(UUID refundId, CancelOutcome outcome) {
+    Uni<Applied> apply(UUID refundId, CancelOutcome outcome) {
         Instant now = clock.instant();
         return Refund.lockById(refundId).chain(refund -> {
             if (refund.settled()) {
-                return Uni.createFrom().item(refund);
+                return Uni.createFrom().item(new Applied(refund, null));
             }
             if (outcome instanceof CancelOutcome.Canceled canceled) {
-                return succeed(refund, canceled.transactionKey(), now).replaceWith(refund);
+                return succeed(refund, canceled.transactionKey(), now).replaceWith(new Applied(refund, RefundMetrics.Outcome.SUCCEEDED));
             }
             if (outcome instanceof CancelOutcome.Rejected rejected) {
-                return fail(refund, "refused by the gateway: " + rejected.code() + " " + rejected.message(), now).replaceWith(refund);
+                return fail(refund, "refused by the gateway: " + rejected.code() + " " + rejected.message(), now)
+                        .replaceWith(new Applied(refund, RefundMetrics.Outcome.FAILED));
             }
             if (outcome instanceof CancelOutcome.SurelyNotArrived) {
-                return release(refund).chain(() -> RowDeletes.delete(refund, "refund", refund.id)).replaceWith((Refund) null);
+                return release(refund).chain(() -> RowDeletes.delete(refund, "refund", refund.id))
+                        .replaceWith(new Applied(null, RefundMetrics.Outcome.NOT_SENT));
             }
             LOG.debugf("refund %s: the gateway's answer is uncertain, left IN_PROGRESS for reconciliation", refund.id);
-            return Uni.createFrom().item(refund);
+            return Uni.createFrom().item(new Applied(refund, RefundMetrics.Outcome.UNCERTAIN));
         });
+    }
+
+    /**
+     * In the transaction that settles a charge its subscription could not use: the whole invoice is
+     * reserved for a refund of the service's own, SCHEDULED, which {@link AutomaticRefunds} gives back.
+     */
+    public Uni<Refund> scheduleFull(Invoice invoice, String reason, Instant at) {
+        invoice.take(invoice.amounts().reserve(invoice.total));
+        Refund refund = Refund.schedule(invoice, invoice.total, reason, at);
+        return refund.persist();
     }
 
     /** The gateway gave the money back: in the caller's transaction, with the refund row locked. */

@@ -29,7 +29,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
@@ -62,13 +61,6 @@ public class PaymentReconciliation implements RecurringWork {
             order by created_at, id
             limit $3""";
     private static final String OLDEST = "select min(attempted_at) as oldest from payment where status = 'IN_PROGRESS'";
-
-    /** What a run did, by result; {@code unreachable}: payments whose look-up or settlement failed (tried again next run). */
-    public record RunSummary(int examined, Map<Result, Integer> results, int unreachable) {
-        public int count(Result result) {
-            return results.getOrDefault(result, 0);
-        }
-    }
 
     private record Candidate(UUID id, String orderId, String paymentKey, long amount, Instant attemptedAt) {
     }
@@ -117,7 +109,7 @@ public class PaymentReconciliation implements RecurringWork {
     }
 
     /** One run, whoever holds the lease (the work queue calls it; tests call it to play two replicas whose leases overlap). */
-    public Uni<RunSummary> reconcile() {
+    public Uni<PagedRun.Summary<Result>> reconcile() {
         OffsetDateTime settleBefore = utc(clock.instant().minus(settings.settleAfter()));
         int[] examined = {0};
         return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),
@@ -133,10 +125,9 @@ public class PaymentReconciliation implements RecurringWork {
                 .chain(run -> Statements.execute(pool, OLDEST).map(rows -> {
                     OffsetDateTime oldest = rows.iterator().next().getOffsetDateTime("oldest");
                     metrics.oldestInProgress(oldest == null ? null : oldest.toInstant());
-                    RunSummary summary = new RunSummary(run.examined(), run.results(), run.unreachable());
-                    log(summary, oldest);
+                    log(run, oldest);
                     metrics.reconciliationRun(true);
-                    return summary;
+                    return run;
                 }))
                 .onFailure().invoke(error -> {
                     metrics.reconciliationRun(false);
@@ -182,7 +173,7 @@ public class PaymentReconciliation implements RecurringWork {
         })).orElseThrow();
     }
 
-    private static void log(RunSummary summary, OffsetDateTime oldest) {
+    private static void log(PagedRun.Summary<Result> summary, OffsetDateTime oldest) {
         if (summary.examined() == 0) {
             LOG.debugf("payment reconciliation: nothing to reconcile; oldest IN_PROGRESS attempted at %s", oldest);
             return;

@@ -28,7 +28,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jboss.logging.Logger;
@@ -62,12 +61,6 @@ public class StrayChargeReturns implements RecurringWork {
 
     public enum Result {
         RETURNED, NOTHING_TAKEN, REFUSED, UNRESOLVED, STILL_WATCHING, ALREADY_SETTLED
-    }
-
-    public record RunSummary(int examined, Map<Result, Integer> results, int unreachable) {
-        public int count(Result result) {
-            return results.getOrDefault(result, 0);
-        }
     }
 
     /** What a look at the gateway found and, when a cancel was sent, its answer. */
@@ -120,7 +113,7 @@ public class StrayChargeReturns implements RecurringWork {
     }
 
     /** One run (the work queue calls it; tests call it to play two replicas whose runs overlap). */
-    public Uni<RunSummary> run() {
+    public Uni<PagedRun.Summary<Result>> run() {
         OffsetDateTime started = clock.instant().atOffset(ZoneOffset.UTC);
         return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(started, tried.toArray(UUID[]::new), settings.pageSize()))
                 .map(rows -> {
@@ -129,8 +122,7 @@ public class StrayChargeReturns implements RecurringWork {
                         candidates.add(new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("payment_key")));
                     }
                     return candidates;
-                }), Candidate::id, this::look).map(run -> {
-                    RunSummary summary = new RunSummary(run.examined(), run.results(), run.unreachable());
+                }), Candidate::id, this::look).map(summary -> {
                     if (summary.count(Result.RETURNED) + summary.count(Result.NOTHING_TAKEN) + summary.count(Result.REFUSED)
                             + summary.count(Result.UNRESOLVED) > 0) {
                         LOG.infof("stray charges: %d looked at: %d given back, %d nothing taken, %d refused, %d unresolved, %d still watched, "

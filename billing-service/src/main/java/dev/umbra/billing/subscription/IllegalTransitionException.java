@@ -2,7 +2,7 @@ package dev.umbra.billing.subscription;
 
 /**
  * The subscription's state does not allow this now (the edge answers 409). A charge outcome rejected
- * this way means money was taken for a subscription that can no longer use it: the caller refunds it.
+ * this way means money was taken for a subscription that can no longer use it: SubscriptionPayments gives it back.
  */
 public class IllegalTransitionException extends RuntimeException {
 

@@ -2,6 +2,7 @@ package dev.umbra.billing.subscription;
 
 import dev.umbra.billing.invoice.InvoiceContent;
 import dev.umbra.billing.invoice.Invoices;
+import dev.umbra.billing.invoice.Refunds;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.payment.PaymentOutcomes;
 import dev.umbra.billing.plan.Plan;
@@ -15,7 +16,8 @@ import org.jboss.logging.Logger;
 
 /**
  * What a settled payment does to its subscription: the first charge starts or ends it, a renewal pays
- * the period or moves dunning on, an upgrade changes the plan; a success is invoiced. Runs in the settling transaction,
+ * the period or moves dunning on, an upgrade changes the plan; a success is invoiced, and refunded when
+ * the subscription cannot use it. Runs in the settling transaction,
  * whoever settles (the charge's own answer, the gateway's callback, the reconciliation job), with the
  * subscription row locked so that concurrent changes apply one after the other.
  */
@@ -29,11 +31,13 @@ public class SubscriptionPayments implements PaymentOutcomes {
     private final SubscriptionChanges changes;
     private final BillingSettings settings;
     private final Invoices invoices;
+    private final Refunds refunds;
 
-    public SubscriptionPayments(SubscriptionChanges changes, BillingSettings settings, Invoices invoices) {
+    public SubscriptionPayments(SubscriptionChanges changes, BillingSettings settings, Invoices invoices, Refunds refunds) {
         this.changes = changes;
         this.settings = settings;
         this.invoices = invoices;
+        this.refunds = refunds;
     }
 
     static String upgradePurpose(String planCode) {
@@ -41,36 +45,45 @@ public class SubscriptionPayments implements PaymentOutcomes {
     }
 
     /**
-     * The subscription takes the payment, and the payment gets its invoice: every success has one,
-     * also one the subscription can no longer use (the money was taken; refunding it needs the invoice).
+     * The subscription takes the payment, and the payment gets its invoice: every success has one, also
+     * one the subscription can no longer use (canceled while the charge was in flight, an upgrade quoted
+     * for a plan that changed): the money was taken and is booked, then given back in full by a refund of
+     * the service's own, scheduled here and sent by {@link dev.umbra.billing.invoice.AutomaticRefunds}.
      */
     @Override
     public Uni<Void> succeeded(Payment payment, Instant at) {
         return StoredSubscription.lockById(payment.subscriptionId).chain(row -> {
             Subscription before = row.toDomain();
-            Transition transition = success(payment, before, at);
-            Uni<Subscription> after = transition == null ? Uni.createFrom().item(before) : changes.apply(row, transition);
+            IllegalTransitionException unusable = null;
+            Uni<Subscription> after;
+            try {
+                after = changes.apply(row, success(payment, before, at));
+            } catch (IllegalTransitionException cannotUseIt) {
+                unusable = cannotUseIt;
+                after = Uni.createFrom().item(before);
+            }
+            IllegalTransitionException refused = unusable;
             return after.chain(subscription -> invoices.issue(invoiceOf(payment, before, subscription, at), payment.paidAmount,
-                    payment.attemptedAt, at));
+                    payment.attemptedAt, at)).chain(invoice -> {
+                        if (refused == null) {
+                            return Uni.createFrom().voidItem();
+                        }
+                        return refunds.scheduleFull(invoice, "given back by the service: " + refused.getMessage(), at).invoke(refund -> LOG.infof(
+                                "payment %s (%s, period %d) succeeded but subscription %s cannot use it (%s): refund %s of invoice %s scheduled",
+                                payment.id, payment.purpose, payment.period, before.id(), refused.getMessage(), refund.id, invoice.id))
+                                .replaceWithVoid();
+                    });
         }).replaceWithVoid();
     }
 
-    /** Null when the subscription cannot use the payment. */
     private static Transition success(Payment payment, Subscription subscription, Instant at) {
-        try {
-            if (payment.purpose.startsWith(UPGRADE_PREFIX)) {
-                String toPlan = payment.purpose.substring(UPGRADE_PREFIX.length());
-                return subscription.upgradeCharged(new UpgradeQuote(subscription.id(), subscription.planCode(), toPlan, payment.period,
-                        payment.amount, payment.idempotencyKey), at);
-            }
-            return payment.period == 0 && !subscription.started() ? subscription.firstChargeSucceeded(at)
-                    : subscription.renewalSucceeded(payment.period, payment.id, at);
-        } catch (IllegalTransitionException cannotUseIt) {
-            // Money was taken for something the subscription no longer wants: its invoice is issued, an operator refunds it.
-            LOG.warnf("payment %s (%s, period %d) succeeded but subscription %s cannot use it, to be refunded: %s", payment.id,
-                    payment.purpose, payment.period, subscription.id(), cannotUseIt.getMessage());
-            return null;
+        if (payment.purpose.startsWith(UPGRADE_PREFIX)) {
+            String toPlan = payment.purpose.substring(UPGRADE_PREFIX.length());
+            return subscription.upgradeCharged(new UpgradeQuote(subscription.id(), subscription.planCode(), toPlan, payment.period,
+                    payment.amount, payment.idempotencyKey), at);
         }
+        return payment.period == 0 && !subscription.started() ? subscription.firstChargeSucceeded(at)
+                : subscription.renewalSucceeded(payment.period, payment.id, at);
     }
 
     /**

@@ -18,6 +18,7 @@ import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
+import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
@@ -137,7 +138,7 @@ class RefundsIT extends PayingUserTest {
         long cancelsSent = gateway.cancelAttempts();
 
         ageRefunds(paid.invoiceId());
-        RefundReconciliation.RunSummary run = reconcile();
+        PagedRun.Summary<RefundReconciliation.Result> run = reconcile();
 
         assertThat(run.count(RefundReconciliation.Result.SUCCEEDED)).isGreaterThanOrEqualTo(1);
         assertThat(gateway.cancelAttempts()).isEqualTo(cancelsSent);
@@ -173,7 +174,7 @@ class RefundsIT extends PayingUserTest {
             ageRefunds(one.invoiceId());
         }
 
-        List<RefundReconciliation.RunSummary> runs = concurrently(2, i -> reconcile());
+        List<PagedRun.Summary<RefundReconciliation.Result>> runs = concurrently(2, i -> reconcile());
 
         assertThat(runs.stream().mapToInt(run -> run.count(RefundReconciliation.Result.SUCCEEDED)).sum()).isEqualTo(3);
         for (Paid one : paid) {
@@ -294,7 +295,7 @@ class RefundsIT extends PayingUserTest {
         return id.toString().replace("-", "");
     }
 
-    private RefundReconciliation.RunSummary reconcile() {
+    private PagedRun.Summary<RefundReconciliation.Result> reconcile() {
         try {
             return VertxContextSupport.subscribeAndAwait(() -> reconciliation.reconcile());
         } catch (Throwable e) {

@@ -14,6 +14,7 @@ import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
+import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
@@ -57,7 +58,7 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         String paymentKey = ((ChargeOutcome.Accepted) gateway.charge("pay-lost-" + System.nanoTime(), 9_900)).paymentKey();
         PaymentRows.FirstCharge payment = inProgressAt(paymentKey);
 
-        PaymentReconciliation.RunSummary run = reconcile();
+        PagedRun.Summary<PaymentSettlement.Result> run = reconcile();
 
         assertThat(run.count(PaymentSettlement.Result.SUCCEEDED)).isGreaterThanOrEqualTo(1);
         assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
@@ -150,8 +151,8 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         ExecutorService replicas = replicas();
         keys.forEach(key -> sandbox.settle(key, Status.DONE));
         while (payments.stream().anyMatch(p -> status(p.paymentId()).equals("IN_PROGRESS"))) {
-            CompletableFuture<PaymentReconciliation.RunSummary> one = CompletableFuture.supplyAsync(this::reconcile, replicas);
-            CompletableFuture<PaymentReconciliation.RunSummary> other = CompletableFuture.supplyAsync(this::reconcile, replicas);
+            CompletableFuture<PagedRun.Summary<PaymentSettlement.Result>> one = CompletableFuture.supplyAsync(this::reconcile, replicas);
+            CompletableFuture<PagedRun.Summary<PaymentSettlement.Result>> other = CompletableFuture.supplyAsync(this::reconcile, replicas);
             one.get();
             other.get();
         }
@@ -186,7 +187,7 @@ class PaymentReconciliationIT extends SandboxCallingBack {
                 + "return new; end; $$");
         PaymentRows.execute("create trigger " + fault + " before insert on invoice for each row execute function " + fault + "()");
         try {
-            PaymentReconciliation.RunSummary failed = reconcile();
+            PagedRun.Summary<PaymentSettlement.Result> failed = reconcile();
             assertThat(failed.unreachable()).isGreaterThanOrEqualTo(1);
             // no success without its invoice: the settlement rolled back whole
             assertThat(status(payment.paymentId())).isEqualTo("IN_PROGRESS");
@@ -224,8 +225,8 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         CompletableFuture<Integer> round = CompletableFuture.supplyAsync(() -> onVertx(() -> reconciliation.runOnce()), replicas);
         CompletableFuture<Integer> otherRound = CompletableFuture.supplyAsync(() -> onVertx(() -> reconciliation.runOnce()), replicas);
         // and two runs whose leases overlap (a run that outlived its lease): only the payments' versions stand between them
-        CompletableFuture<PaymentReconciliation.RunSummary> run = CompletableFuture.supplyAsync(this::reconcile, replicas);
-        CompletableFuture<PaymentReconciliation.RunSummary> otherRun = CompletableFuture.supplyAsync(this::reconcile, replicas);
+        CompletableFuture<PagedRun.Summary<PaymentSettlement.Result>> run = CompletableFuture.supplyAsync(this::reconcile, replicas);
+        CompletableFuture<PagedRun.Summary<PaymentSettlement.Result>> otherRun = CompletableFuture.supplyAsync(this::reconcile, replicas);
 
         assertThat(round.get() + otherRound.get()).isLessThanOrEqualTo(1);
         run.get();
@@ -248,7 +249,7 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         return PaymentRows.inProgress(9_900, paymentKey, Instant.now().minus(SETTLED_AFTER));
     }
 
-    private PaymentReconciliation.RunSummary reconcile() {
+    private PagedRun.Summary<PaymentSettlement.Result> reconcile() {
         return onVertx(() -> reconciliation.reconcile());
     }
 

@@ -16,6 +16,7 @@ import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
+import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
@@ -213,8 +214,8 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
         }
 
         ExecutorService replicas = Executors.newFixedThreadPool(2);
-        CompletableFuture<StrayChargeReturns.RunSummary> one = CompletableFuture.supplyAsync(this::run, replicas);
-        CompletableFuture<StrayChargeReturns.RunSummary> other = CompletableFuture.supplyAsync(this::run, replicas);
+        CompletableFuture<PagedRun.Summary<StrayChargeReturns.Result>> one = CompletableFuture.supplyAsync(this::run, replicas);
+        CompletableFuture<PagedRun.Summary<StrayChargeReturns.Result>> other = CompletableFuture.supplyAsync(this::run, replicas);
         one.get();
         other.get();
         replicas.shutdown();
@@ -263,7 +264,7 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
         onVertx(() -> reconciliation.reconcile());
     }
 
-    private StrayChargeReturns.RunSummary run() {
+    private PagedRun.Summary<StrayChargeReturns.Result> run() {
         return onVertx(() -> returns.run());
     }
 

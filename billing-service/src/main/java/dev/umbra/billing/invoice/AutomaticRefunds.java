@@ -1,0 +1,151 @@
+package dev.umbra.billing.invoice;
+
+import dev.umbra.billing.gateway.CancelOutcome;
+import dev.umbra.billing.gateway.GatewayGuard;
+import dev.umbra.billing.gateway.GatewayGuards;
+import dev.umbra.billing.gateway.PaymentGatewayClient;
+import dev.umbra.billing.payment.ReconciliationSettings;
+import dev.umbra.platform.storage.Statements;
+import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.PagedRun;
+import dev.umbra.platform.workqueue.RecurringWork;
+import dev.umbra.platform.workqueue.WorkItem;
+import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
+import io.smallrye.common.annotation.Identifier;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+
+/**
+ * Gives back the charges a subscription could not use ({@link Refunds#scheduleFull}): every
+ * {@code billing.reconciliation.interval}, each SCHEDULED refund is first looked up at the gateway — the
+ * payment's cancels searched for the refund's own idempotency key — and only when none is there is the
+ * cancel sent, with that key. Found or given back → SUCCEEDED (RefundSucceeded, the invoice's status,
+ * the ledger's REFUND entry); refused → FAILED, a WARN and the reservation freed (an operator must act);
+ * not sent or no usable answer → still SCHEDULED for the next run, whose look-up finds a cancel that
+ * arrived before anything is sent again (and the key makes a cancel sent twice one cancel).
+ *
+ * <p>Runs are the one item of work queue {@value #QUEUE}; each refund is settled in its own transaction
+ * with its row locked, so two replicas whose runs overlap settle it once.
+ */
+@ApplicationScoped
+public class AutomaticRefunds implements RecurringWork {
+
+    static final String QUEUE = "automatic-refunds";
+
+    public enum Result {
+        SUCCEEDED, FAILED, STILL_SCHEDULED, ALREADY_SETTLED
+    }
+
+    private record Candidate(UUID id, String paymentKey, long amount, String reason) {
+    }
+
+    private static final Logger LOG = Logger.getLogger(AutomaticRefunds.class);
+
+    private static final String PAGE = """
+            select r.id, r.amount, r.reason, p.external_payment_key from refund r
+            join invoice i on i.id = r.invoice_id
+            join payment p on p.id = i.payment_id
+            where r.status = 'SCHEDULED' and r.id <> all($1)
+            order by r.created_at, r.id
+            limit $2""";
+
+    private final Pool pool;
+    private final PaymentGatewayClient gateway;
+    private final Refunds refunds;
+    private final ReconciliationSettings settings;
+    private final GatewayGuard lookups;
+    private final RefundMetrics metrics;
+    private final Clock clock;
+
+    AutomaticRefunds(Pool pool, PaymentGatewayClient gateway, Refunds refunds, ReconciliationSettings settings,
+            @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, RefundMetrics metrics, Clock clock) {
+        this.pool = pool;
+        this.gateway = gateway;
+        this.refunds = refunds;
+        this.settings = settings;
+        this.lookups = lookups;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    @Override
+    public String queue() {
+        return QUEUE;
+    }
+
+    @Override
+    public boolean ready() {
+        return !lookups.circuitOpen();
+    }
+
+    @Override
+    public Uni<Outcome> handle(WorkItem item) {
+        return RecurringWork.nextRunAt(clock.instant().plus(settings.interval()), run());
+    }
+
+    /** One run (the work queue calls it; tests call it to play two replicas whose runs overlap). */
+    public Uni<PagedRun.Summary<Result>> run() {
+        return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(tried.toArray(UUID[]::new), settings.pageSize()))
+                .map(rows -> {
+                    List<Candidate> candidates = new ArrayList<>();
+                    for (Row row : rows) {
+                        candidates.add(new Candidate(row.getUUID("id"), row.getString("external_payment_key"), row.getLong("amount"),
+                                row.getString("reason")));
+                    }
+                    return candidates;
+                }), Candidate::id, this::giveBack).map(summary -> {
+                    if (summary.examined() > 0) {
+                        LOG.infof("automatic refunds: %d looked at: %d given back, %d refused, %d to be tried again, %d found settled, "
+                                        + "%d not reachable", summary.examined(), summary.count(Result.SUCCEEDED), summary.count(Result.FAILED),
+                                summary.count(Result.STILL_SCHEDULED), summary.count(Result.ALREADY_SETTLED), summary.unreachable());
+                    }
+                    return summary;
+                });
+    }
+
+    private Uni<Result> giveBack(Candidate refund) {
+        String key = Refund.gatewayKey(refund.id());
+        return gateway.find(refund.paymentKey())
+                .map(payment -> payment.flatMap(found -> found.cancelOf(key)))
+                .chain(arrived -> arrived.isPresent()
+                        ? Uni.createFrom().<CancelOutcome>item(new CancelOutcome.Canceled(arrived.get().transactionKey()))
+                        : gateway.cancel(refund.paymentKey(), refund.amount(), refund.reason(), key))
+                .chain(outcome -> settle(refund.id(), outcome))
+                .invoke(result -> {
+                    if (result == Result.SUCCEEDED || result == Result.FAILED) {
+                        metrics.counted(RefundMetrics.Trigger.AUTOMATIC,
+                                result == Result.SUCCEEDED ? RefundMetrics.Outcome.SUCCEEDED : RefundMetrics.Outcome.FAILED);
+                    }
+                });
+    }
+
+    @WithTransaction
+    Uni<Result> settle(UUID refundId, CancelOutcome outcome) {
+        Instant now = clock.instant();
+        return Refund.lockById(refundId).chain(refund -> {
+            if (refund == null || refund.status != RefundStatus.SCHEDULED) {
+                return Uni.createFrom().item(Result.ALREADY_SETTLED);
+            }
+            if (outcome instanceof CancelOutcome.Canceled canceled) {
+                return refunds.succeed(refund, canceled.transactionKey(), now).replaceWith(Result.SUCCEEDED);
+            }
+            if (outcome instanceof CancelOutcome.Rejected rejected) {
+                LOG.warnf("automatic refund %s of invoice %s: the gateway refused to give back %d %s (%d %s %s); an operator must return it",
+                        refund.id, refund.invoiceId, refund.amount, refund.currency, rejected.httpStatus(), rejected.code(), rejected.message());
+                return refunds.fail(refund, "refused by the gateway: " + rejected.code() + " " + rejected.message(), now)
+                        .replaceWith(Result.FAILED);
+            }
+            LOG.debugf("automatic refund %s: not given back yet (%s), tried again next run", refund.id, outcome);
+            return Uni.createFrom().item(Result.STILL_SCHEDULED);
+        });
+    }
+}
