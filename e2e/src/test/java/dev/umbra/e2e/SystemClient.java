@@ -15,6 +15,7 @@ import dev.umbra.testing.Tokens;
 import io.restassured.http.ContentType;
 import io.restassured.response.ValidatableResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,14 +48,25 @@ final class SystemClient {
 
     /** The bot installed in a new guild (201), until licensing serves its FREE entitlements. */
     Installed installed() {
-        String guildId = Snowflakes.random();
-        String owner = Snowflakes.random();
-        given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
-                .body(Map.of("installerUserId", owner))
-                .when().post("/guilds/{id}/installation", guildId)
-                .then().statusCode(201);
-        await().atMost(TIMEOUT).untilAsserted(() -> entitlements(guildId).body("entitledPlan", equalTo("FREE")));
-        return new Installed(guildId, owner);
+        return installedAll(1).get(0);
+    }
+
+    /** The bot installed in {@code count} new guilds at once, until licensing serves each its FREE entitlements. */
+    List<Installed> installedAll(int count) {
+        List<Installed> installed = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String guildId = Snowflakes.random();
+            String owner = Snowflakes.random();
+            given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                    .body(Map.of("installerUserId", owner))
+                    .when().post("/guilds/{id}/installation", guildId)
+                    .then().statusCode(201);
+            installed.add(new Installed(guildId, owner));
+        }
+        for (Installed guild : installed) {
+            await().atMost(TIMEOUT).untilAsserted(() -> entitlements(guild.guildId()).body("entitledPlan", equalTo("FREE")));
+        }
+        return installed;
     }
 
     /** Flow 1 up to the first charge: the bot installed, a billing key issued, PRO subscribed (201, ACTIVE). */

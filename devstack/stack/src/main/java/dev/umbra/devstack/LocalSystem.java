@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -17,6 +18,7 @@ public final class LocalSystem implements AutoCloseable {
     private final Devstack stack;
     private final Path repoRoot;
     private final List<ServiceProcess> services;
+    private final List<ServiceProcess> replicas = new CopyOnWriteArrayList<>();
 
     private LocalSystem(Devstack stack, Path repoRoot, List<ServiceProcess> services) {
         this.stack = stack;
@@ -70,6 +72,17 @@ public final class LocalSystem implements AutoCloseable {
         eachAtOnce(processes(names), old -> services.set(services.indexOf(old), old.restarted(stack, repoRoot)));
     }
 
+    /**
+     * Starts another replica of a running service, by its registry name ({@code replica} names its log),
+     * with {@code config} (configuration properties) of its own; it runs until {@link #close()}, or until
+     * the caller closes it.
+     */
+    public ServiceProcess startReplica(String service, String replica, Map<String, String> config) {
+        ServiceProcess started = ServiceProcess.replica(stack, repoRoot, ServiceRegistry.named(service), replica, config);
+        replicas.add(started);
+        return started;
+    }
+
     /** The public API of a running service, by its registry name ({@code guild}, {@code licensing}, …). */
     public String url(String service) {
         return process(service).url();
@@ -92,7 +105,9 @@ public final class LocalSystem implements AutoCloseable {
     /** Stops the services together: each gets its grace period, not the sum of all of them. */
     @Override
     public void close() {
-        eachAtOnce(services, ServiceProcess::close);
+        List<ServiceProcess> all = new ArrayList<>(services);
+        all.addAll(replicas);
+        eachAtOnce(all, ServiceProcess::close);
     }
 
     /** One thread per service: the common pool would run only as many at once as there are cores, and these mostly wait. */

@@ -51,6 +51,22 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Starts the process and returns at once; {@link #awaitReady} completes the start. Services launched together start in parallel. */
     static ServiceProcess launch(Devstack stack, Path repoRoot, UmbraService service, int port, int managementPort) {
+        return launch(stack, repoRoot, service, port, managementPort, service.module() + ".log", Map.of());
+    }
+
+    /**
+     * Another instance of a running service (a second replica on the same database and consumer groups,
+     * as a deployment scales it), on its own ports and with its own log; waits until it is ready. Its
+     * outbox is streamed already. {@code config}: settings of its own, as configuration properties.
+     */
+    static ServiceProcess replica(Devstack stack, Path repoRoot, UmbraService service, String replica, Map<String, String> config) {
+        ServiceProcess started = launch(stack, repoRoot, service, Ports.free(), Ports.free(), service.module() + "-" + replica + ".log", config);
+        Await.until(started.name() + "-" + replica, Duration.ofSeconds(180), started.process, started::ready);
+        return started;
+    }
+
+    private static ServiceProcess launch(Devstack stack, Path repoRoot, UmbraService service, int port, int managementPort, String logName,
+            Map<String, String> config) {
         Path jar = repoRoot.resolve(service.module() + "/target/quarkus-app/quarkus-run.jar");
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: package the services first (./mvnw package -DskipTests)");
@@ -60,9 +76,10 @@ public final class ServiceProcess implements AutoCloseable {
         stack.serviceConfig(service.database()).forEach((key, value) -> env.put(environmentName(key), value));
         env.put(environmentName("quarkus.http.port"), Integer.toString(port));
         env.put(environmentName("quarkus.management.port"), Integer.toString(managementPort));
+        config.forEach((key, value) -> env.put(environmentName(key), value));
         // whole logger names, so that a reader of the log (the end-to-end tests' log check) knows whose line it is
         env.put(environmentName("quarkus.log.console.format"), "%d{HH:mm:ss.SSS} %-5p [%c] (%t) %s%e%n");
-        Path log = stack.workDir().resolve(service.module() + ".log");
+        Path log = stack.workDir().resolve(logName);
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
         // the end-to-end tests start the services with the test JVMs' options; the local run and the benchmarks do not
         command.addAll(Arrays.stream(System.getProperty("umbra.service.jvm-options", "").split(" ")).filter(o -> !o.isBlank()).toList());

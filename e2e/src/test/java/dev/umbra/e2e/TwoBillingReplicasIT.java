@@ -1,0 +1,165 @@
+package dev.umbra.e2e;
+
+import static dev.umbra.e2e.SystemClient.TIMEOUT;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.oneOf;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.LocalSystem;
+import dev.umbra.devstack.PaymentGatewaySandbox;
+import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
+import dev.umbra.devstack.PaymentGatewaySandbox.Status;
+import dev.umbra.devstack.ServiceProcess;
+import dev.umbra.e2e.SystemClient.Installed;
+import dev.umbra.events.Aggregates;
+import dev.umbra.events.EventHeaders;
+import dev.umbra.events.Topics;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.LogLines;
+import dev.umbra.testing.Metrics;
+import dev.umbra.testing.Tokens;
+import io.restassured.http.ContentType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two billing-service processes on one database and the same consumer groups, as a deployment scaled
+ * to two replicas runs them: clients subscribe through both; the gateway keeps some first charges
+ * pending, loses callbacks and answers some renewals late; both replicas' clocks move together past
+ * reconciliation and a month on, so that both run the renewal workers, the reconciliation and the other
+ * jobs. Every period of every subscription is charged once and paid once (the gateway's own record),
+ * invoiced once, announced once, and the ledger holds what the gateway kept.
+ */
+class TwoBillingReplicasIT {
+
+    private static final int SUBSCRIPTIONS = 40;
+    private static final long PRO = 9_900;
+    private static final LogLines.Expectation[] GATEWAY_SLOW = {
+        new LogLines.Expectation("dev.umbra.billing.gateway.GatewayGuards", "WARN", "sending again"),
+        new LogLines.Expectation("dev.umbra.billing.gateway.GatewayGuards", "WARN", "circuit breaker")};
+
+    private static ServiceProcess secondReplica;
+
+    private final LocalSystem system = RunningSystem.get();
+    private final SystemClient umbra = new SystemClient();
+    private final PaymentGatewaySandbox gateway = umbra.gateway();
+    private final Database billing = Database.of("billing");
+
+    private record Paying(Installed guild, UUID user, UUID subscription) {
+    }
+
+    @AfterAll
+    static void bothReplicasLoggedNothingUnexpected() {
+        Devstack.shared().paymentGateway().recover();
+        if (secondReplica != null) {
+            secondReplica.close();
+            assertThat(LogLines.unexpected(secondReplica.log(), 0, List.of(GATEWAY_SLOW))).as("the second replica's log").isEmpty();
+        }
+        RunningSystem.assertCleanLogs(GATEWAY_SLOW);
+    }
+
+    @Test
+    void everyPeriodIsChargedOncePaidOnceAndAnnouncedOnceWhateverReplicaDoesTheWork() {
+        // the second replica claims renewals in small batches, so that both take a share of one month's renewals
+        secondReplica = system.startReplica("billing", "2", Map.of("umbra.work-queue.subscription-renewal.batch-size", "4",
+                "umbra.work-queue.subscription-renewal.poll-interval", "PT1S"));
+        List<String> replicas = List.of(system.url("billing"), secondReplica.url());
+        List<Installed> guilds = umbra.installedAll(SUBSCRIPTIONS);
+
+        // first charges through both replicas: three kept pending by the issuer, two callbacks lost on the way
+        gateway.keepPending(3);
+        gateway.loseCallbacks(2);
+        List<Paying> paying = new ArrayList<>();
+        for (int i = 0; i < SUBSCRIPTIONS; i++) {
+            paying.add(subscribe(replicas.get(i % 2), guilds.get(i)));
+        }
+        gateway.charges().stream().filter(c -> c.status() == Status.IN_PROGRESS).forEach(c -> gateway.settle(c.paymentKey(), Status.DONE));
+        // what no callback settled, the reconciliation of one replica or the other does once the clocks have moved on
+        await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(2)).until(() -> {
+            advanceBothClocks(replicas, Duration.ofMinutes(2));
+            return count("status = 'ACTIVE'", paying) == SUBSCRIPTIONS;
+        });
+
+        // a month later both replicas' workers take the renewals; two answers come after billing's read timeout (uncertain)
+        gateway.answerLate(2, Duration.ofMillis(1_500));
+        advanceBothClocks(replicas, Duration.ofDays(32));
+        await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(2)).until(() -> {
+            if (count("paid_through >= 1", paying) < SUBSCRIPTIONS) {
+                advanceBothClocks(replicas, Duration.ofMinutes(2));
+                return false;
+            }
+            return true;
+        });
+
+        for (Paying one : paying) {
+            List<Charge> taken = umbra.chargesOf(one.subscription()).stream().filter(c -> c.status() == Status.DONE).toList();
+            assertThat(taken).as("charges the gateway kept for %s", one.subscription()).hasSize(2)
+                    .allSatisfy(charge -> assertThat(charge.amount()).isEqualTo(PRO));
+            assertThat(taken.stream().map(Charge::idempotencyKey).distinct()).as("one charge per period").hasSize(2);
+            assertThat(billing.count("select count(*) from payment where subscription_id = ? and status = 'SUCCEEDED'", one.subscription()))
+                    .isEqualTo(2);
+            assertThat(billing.count("select count(*) from payment where subscription_id = ? and status = 'IN_PROGRESS'", one.subscription()))
+                    .isZero();
+            assertThat(billing.count("select count(*) from invoice where subscription_id = ?", one.subscription())).isEqualTo(2);
+            assertThat(billing.count("select coalesce(sum(amount), 0) from ledger_entry where subscription_id = ?", one.subscription()))
+                    .as("the ledger holds what the gateway kept").isEqualTo(2 * PRO);
+        }
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(TIMEOUT).until(() -> paying.stream().allMatch(one -> !events(topic, one, "PaymentSucceeded").isEmpty()));
+            for (Paying one : paying) {
+                assertThat(events(topic, one, "SubscriptionStarted")).as("SubscriptionStarted of %s", one.subscription()).hasSize(1);
+                assertThat(events(topic, one, "PaymentSucceeded")).as("PaymentSucceeded of %s", one.subscription()).hasSize(1);
+            }
+        }
+        SystemClient.awaitAllConsumed();
+        double first = renewalsHandled(system.managementUrl("billing"));
+        double second = renewalsHandled(secondReplica.managementUrl());
+        System.out.printf("two billing replicas: %d subscriptions, renewal items handled by the first %.0f, by the second %.0f; "
+                + "the gateway received %d requests%n", SUBSCRIPTIONS, first, second, gateway.received().size());
+        assertThat(List.of(first, second)).as("renewal items each replica handled").allSatisfy(handled -> assertThat(handled).isPositive());
+    }
+
+    private Paying subscribe(String replica, Installed guild) {
+        UUID user = UUID.randomUUID();
+        String key = given().baseUri(replica).auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON)
+                .body(Map.of("authKey", "auth-" + UUID.randomUUID())).post("/users/{userId}/billing-keys", user)
+                .then().statusCode(201).extract().path("id");
+        String subscription = given().baseUri(replica).auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON)
+                .body(Map.of("guildId", guild.guildId(), "userId", user.toString(), "planCode", "PRO", "billingKeyId", key))
+                .post("/subscriptions").then().statusCode(oneOf(201, 202)).extract().path("id");
+        return new Paying(guild, user, UUID.fromString(subscription));
+    }
+
+    /** Moves the clock of each replica by the same amount: a deployment's replicas share the one time. */
+    private static void advanceBothClocks(List<String> replicas, Duration by) {
+        for (String replica : replicas) {
+            given().baseUri(replica).auth().oauth2(Tokens.admin()).contentType(ContentType.JSON).body(Map.of("by", by.toString()))
+                    .post("/test-control/clock/advance").then().statusCode(200);
+        }
+    }
+
+    private long count(String condition, List<Paying> paying) {
+        String ids = paying.stream().map(one -> "'" + one.subscription() + "'").collect(Collectors.joining(","));
+        return billing.count("select count(*) from subscription where id in (" + ids + ") and " + condition);
+    }
+
+    /** The distinct events (by event id) of one type of the subscription: a redelivery is not a second event. */
+    private static List<String> events(KafkaProbe topic, Paying one, String type) {
+        return topic.seen().stream().filter(r -> one.subscription().toString().equals(r.key()))
+                .filter(r -> type.equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)))
+                .map(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID)).distinct().toList();
+    }
+
+    private static double renewalsHandled(String managementUrl) {
+        return Metrics.scrape(managementUrl + "/q/metrics").sum("umbra_work_queue_outcomes_total", "queue=\"subscription-renewal\"");
+    }
+}
