@@ -1,10 +1,15 @@
 package dev.umbra.billing.invoice;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code umbra_billing_refunds_total{trigger, outcome}}: refunds as they end, counted once their
@@ -12,7 +17,8 @@ import java.util.Locale;
  * its subscription could not use); outcome: {@code succeeded}, {@code failed} (nothing given back), and
  * for an operator's refund also {@code not_sent} (rolled back) or {@code uncertain} (left IN_PROGRESS
  * for reconciliation, which counts it again when it settles it). An automatic refund without a usable
- * answer stays SCHEDULED and is not counted until it ends.
+ * answer stays SCHEDULED and is not counted until it ends; {@code umbra_billing_refunds_oldest_scheduled_seconds}
+ * says how long the oldest one has waited.
  */
 @ApplicationScoped
 // at start: the series exist from zero, before the first refund, for the alert's increase()
@@ -28,14 +34,30 @@ public class RefundMetrics {
     }
 
     private final MeterRegistry registry;
+    private final Clock clock;
+    /** created_at of the oldest SCHEDULED refund as the last automatic-refunds run read it; null when there is none. */
+    private final AtomicReference<Instant> oldestScheduled = new AtomicReference<>();
 
-    RefundMetrics(MeterRegistry registry) {
+    RefundMetrics(MeterRegistry registry, Clock clock) {
         this.registry = registry;
+        this.clock = clock;
+        Gauge.builder("umbra.billing.refunds.oldest.scheduled", this, RefundMetrics::oldestScheduledSeconds)
+                .description("How long the oldest automatic refund has waited to be given back (0: none); read by every automatic-refunds run")
+                .baseUnit("seconds").register(registry);
         for (Trigger trigger : Trigger.values()) {
             for (Outcome outcome : Outcome.values()) {
                 counter(trigger, outcome);
             }
         }
+    }
+
+    void oldestScheduled(Instant createdAt) {
+        oldestScheduled.set(createdAt);
+    }
+
+    private double oldestScheduledSeconds() {
+        Instant oldest = oldestScheduled.get();
+        return oldest == null ? 0 : Math.max(0, Duration.between(oldest, clock.instant()).toSeconds());
     }
 
     void counted(Trigger trigger, Outcome outcome) {

@@ -88,6 +88,9 @@ public class Refunds {
     @DatabaseGuard
     Uni<Prepared> reserve(UUID invoiceId, long amount, String reason, String idempotencyKey) {
         Instant now = clock.instant();
+        if (Refund.AUTOMATIC.equals(idempotencyKey)) {
+            throw ProblemException.unprocessable("Idempotency-Key " + Refund.AUTOMATIC + " is kept for the refunds the service makes itself");
+        }
         return Invoice.lockById(invoiceId).chain(invoice -> {
             if (invoice == null) {
                 throw ProblemException.notFound("no invoice " + invoiceId);

@@ -54,24 +54,29 @@ public class SubscriptionPayments implements PaymentOutcomes {
     public Uni<Void> succeeded(Payment payment, Instant at) {
         return StoredSubscription.lockById(payment.subscriptionId).chain(row -> {
             Subscription before = row.toDomain();
-            IllegalTransitionException unusable = null;
+            String unusable = null;
             Uni<Subscription> after;
             try {
-                after = changes.apply(row, success(payment, before, at));
+                Transition transition = success(payment, before, at);
+                if (!transition.changed()) {
+                    // settled once per payment: a success that changes nothing paid for what the subscription already has
+                    unusable = "the subscription already had what payment " + payment.id + " paid for";
+                }
+                after = changes.apply(row, transition);
             } catch (IllegalTransitionException cannotUseIt) {
-                unusable = cannotUseIt;
+                unusable = cannotUseIt.getMessage();
                 after = Uni.createFrom().item(before);
             }
-            IllegalTransitionException refused = unusable;
+            String refused = unusable;
             return after.chain(subscription -> invoices.issue(invoiceOf(payment, before, subscription, at), payment.paidAmount,
                     payment.attemptedAt, at)).chain(invoice -> {
                         if (refused == null) {
                             return Uni.createFrom().voidItem();
                         }
-                        return refunds.scheduleFull(invoice, "given back by the service: " + refused.getMessage(), at).invoke(refund -> LOG.infof(
-                                "payment %s (%s, period %d) succeeded but subscription %s cannot use it (%s): refund %s of invoice %s scheduled",
-                                payment.id, payment.purpose, payment.period, before.id(), refused.getMessage(), refund.id, invoice.id))
-                                .replaceWithVoid();
+                        // logged before the commit, which may yet roll back and be tried again: the job says what it gave back
+                        LOG.debugf("payment %s (%s, period %d) succeeded but subscription %s cannot use it (%s): its refund is scheduled",
+                                payment.id, payment.purpose, payment.period, before.id(), refused);
+                        return refunds.scheduleFull(invoice, "given back by the service: " + refused, at).replaceWithVoid();
                     });
         }).replaceWithVoid();
     }

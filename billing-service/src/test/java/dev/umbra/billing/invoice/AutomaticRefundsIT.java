@@ -69,8 +69,9 @@ class AutomaticRefundsIT extends PayingUserTest {
         LateUpgrade late = lateUpgrade();
         assertThat(DB.text("select status || ':' || amount || ':' || idempotency_key from refund where invoice_id = ?", late.invoiceId()))
                 .isEqualTo("SCHEDULED:" + late.amount() + ":automatic");
-        // the whole invoice is reserved for it: an operator cannot refund it a second time meanwhile
+        // the whole invoice is reserved for it: an operator cannot refund it a second time meanwhile, nor use its key
         refund(late.invoiceId(), 1, "by hand too", "operator-" + UUID.randomUUID()).then().statusCode(422);
+        refund(late.invoiceId(), late.amount(), "the service's key", "automatic").then().statusCode(422);
 
         PagedRun.Summary<AutomaticRefunds.Result> run = run();
 
@@ -123,9 +124,11 @@ class AutomaticRefundsIT extends PayingUserTest {
                 + "if new.invoice_id = '" + late.invoiceId() + "' then raise exception 'injected fault' using errcode = '08006'; end if; "
                 + "return new; end; $$");
         PaymentRows.execute("create trigger " + fault + " before update on refund for each row execute function " + fault + "()");
+        double succeededBefore = counted("succeeded");
         try {
             assertThat(run().unreachable()).isGreaterThanOrEqualTo(1);
             assertThat(refundStatus(late)).isEqualTo("SCHEDULED");
+            assertThat(counted("succeeded")).as("a settlement rolled back is not counted").isEqualTo(succeededBefore);
             assertThat(gateway.cancelsOf(late.paymentKey())).hasSize(1);
         } finally {
             PaymentRows.execute("drop trigger " + fault + " on refund");
