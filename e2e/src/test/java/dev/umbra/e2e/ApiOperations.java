@@ -23,9 +23,10 @@ import java.util.TreeSet;
 final class ApiOperations {
 
     static final Set<String> ROLES = Set.of("admin", "bot", "user");
+    private static final Set<String> METHODS = Set.of("get", "put", "post", "delete", "patch");
 
-    /** One parameter: its name, where it goes (path, query, header) and its schema. */
-    record Parameter(String name, String in, JsonNode schema) {
+    /** One parameter: its name, where it goes (path, query, header), whether it must be there, and its schema. */
+    record Parameter(String name, String in, boolean required, JsonNode schema) {
     }
 
     /**
@@ -74,10 +75,16 @@ final class ApiOperations {
                 Iterator<Map.Entry<String, JsonNode>> methods = path.getValue().fields();
                 while (methods.hasNext()) {
                     Map.Entry<String, JsonNode> method = methods.next();
+                    if (!METHODS.contains(method.getKey())) {
+                        continue;
+                    }
                     JsonNode operation = method.getValue();
                     List<Parameter> parameters = new ArrayList<>();
-                    operation.path("parameters").forEach(p -> parameters.add(new Parameter(p.get("name").asText(), p.get("in").asText(),
-                            p.path("schema"))));
+                    // parameters shared by the path's operations, then the operation's own
+                    for (JsonNode declared : List.of(path.getValue().path("parameters"), operation.path("parameters"))) {
+                        declared.forEach(p -> parameters.add(new Parameter(p.get("name").asText(), p.get("in").asText(), p.path("required").asBoolean(),
+                                p.path("schema"))));
+                    }
                     JsonNode body = operation.path("requestBody").path("content").path("application/json").path("schema");
                     operations.add(new Operation(service, method.getKey().toUpperCase(Locale.ROOT), path.getKey(), roles(operation),
                             parameters, body.isMissingNode() ? null : schemas.resolve(body), schemas));

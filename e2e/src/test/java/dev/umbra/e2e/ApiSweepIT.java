@@ -40,7 +40,6 @@ class ApiSweepIT {
 
     /** A fixed scenario by default, so that a build is repeatable; {@code -De2e.sweep.seed=random} explores others. */
     private static final long DEFAULT_SEED = 20_261_125L;
-    private static final Set<Integer> REFUSALS = Set.of(400, 403, 404, 409, 415, 422);
     private static final Set<String> PUBLIC = Set.of("billing-service GET /plans", "billing-service POST /webhooks/payment-gateway");
     private static final Pattern BEARER_TOKEN = Pattern.compile("eyJ[A-Za-z0-9_-]{8,}\\.eyJ");
     private static final Pattern GATEWAY_BILLING_KEY = Pattern.compile("bk_[0-9a-f]{16}");
@@ -54,11 +53,22 @@ class ApiSweepIT {
     }
 
     @Test
-    void badInputAtEveryEndpointIsA4xxProblemAndStoresNothing() {
+    void badInputAtEveryEndpointIsRefusedAsSuchAndStoresNothing() {
         String asked = System.getProperty("e2e.sweep.seed", Long.toString(DEFAULT_SEED));
         long seed = "random".equals(asked) ? System.nanoTime() : Long.parseLong(asked);
         BadInputs inputs = new BadInputs(seed);
         List<Operation> operations = ApiOperations.of(system.services());
+
+        // each request below is the well-formed one with one thing wrong: first, the well-formed ones must pass validation
+        // (they may name nothing: 404, 403, 409, 422 are theirs to answer), or a refusal below would prove nothing
+        List<String> illFormed = new ArrayList<>();
+        for (Operation operation : operations) {
+            Response answer = send(operation, inputs.wellFormed(operation), anAllowedToken(operation));
+            if (answer.statusCode() == 400 || answer.statusCode() == 415 || answer.statusCode() >= 500) {
+                illFormed.add(operation + " → " + answer.statusCode() + " " + abbreviated(answer.asString()));
+            }
+        }
+        assertThat(illFormed).as("well-formed requests the sweep builds from the documents (seed %d)", seed).isEmpty();
         SystemClient.awaitAllConsumed();
         Map<String, Long> before = rowCounts();
 
@@ -71,10 +81,7 @@ class ApiSweepIT {
                 Response answer = send(operation, request, token);
                 sent++;
                 answers.merge(Integer.toString(answer.statusCode()), 1, Integer::sum);
-                // a filter of the wrong kind may simply match nothing; everything else wrong must be refused
-                boolean mayPass = !operation.mutating() && request.wrong().startsWith("query");
-                boolean refused = REFUSALS.contains(answer.statusCode()) && isProblem(answer);
-                if (!refused && !(mayPass && answer.statusCode() < 400)) {
+                if (!refusedAsSuch(operation, request, answer)) {
                     wrong.add(operation + " with " + request.wrong() + " → " + answer.statusCode() + " " + answer.contentType() + " "
                             + abbreviated(answer.asString()));
                 }
@@ -84,9 +91,29 @@ class ApiSweepIT {
                 operations.size(), sent, answers);
 
         assertThat(operations).as("operations read from the services' OpenAPI documents").hasSizeGreaterThan(40);
-        assertThat(wrong).as("bad input not refused with a 4xx problem (seed %d)", seed).isEmpty();
+        assertThat(wrong).as("bad input not refused as such (seed %d)", seed).isEmpty();
         SystemClient.awaitAllConsumed();
         assertThat(rowCounts()).as("rows of every table of the five databases").isEqualTo(before);
+    }
+
+    /**
+     * A request wrong in one place is refused for that: 400 problem+json (an id in a path that names nothing
+     * may be a 404, a body that is not JSON by its type a 415, a bad signature header a 401); a read may
+     * answer a query value of the wrong kind with nothing found.
+     */
+    private static boolean refusedAsSuch(Operation operation, Request request, Response answer) {
+        int status = answer.statusCode();
+        if (status < 400 && !operation.mutating() && request.part() == BadInputs.Part.QUERY) {
+            return true;
+        }
+        boolean expected = switch (request.part()) {
+            case PATH -> status == 400 || status == 404;
+            case CONTENT_TYPE -> status == 415;
+            // an endpoint that authenticates by its headers (the gateway's signature) refuses a bad one as unauthenticated
+            case HEADER -> status == 400 || operation.roles().isEmpty() && status == 401;
+            default -> status == 400;
+        };
+        return expected && isProblem(answer);
     }
 
     @Test
@@ -99,9 +126,7 @@ class ApiSweepIT {
         List<String> wrong = new ArrayList<>();
         Set<String> open = new TreeSet<>();
         for (Operation operation : operations) {
-            String body = operation.body() == null ? null : inputs.valid(operation.schemas(), operation.body()).toString();
-            Request wellFormed = new Request("a well-formed request", inputs.validPathParameters(operation), Map.of(),
-                    body == null ? null : "application/json", body);
+            Request wellFormed = inputs.wellFormed(operation);
             if (operation.roles().isEmpty()) {
                 open.add(operation.service().name() + " " + operation.method() + " " + operation.path());
                 continue;
@@ -174,8 +199,7 @@ class ApiSweepIT {
         if (token != null) {
             spec.auth().oauth2(token);
         }
-        operation.parameters().stream().filter(p -> p.in().equals("header"))
-                .forEach(p -> spec.header(p.name(), "sweep-" + UUID.randomUUID()));
+        request.headers().forEach(spec::header);
         request.query().forEach(spec::queryParam);
         if (request.contentType() != null) {
             spec.contentType(request.contentType() + "; charset=UTF-8");
@@ -212,7 +236,7 @@ class ApiSweepIT {
         return text.length() > 200 ? text.substring(0, 200) + "…" : text;
     }
 
-    /** Exact row counts of every table (a partitioned table with its partitions) of every service's database. */
+    /** Exact row counts of every table (a partitioned table with its partitions) of every service's database, but the work queues'. */
     private Map<String, Long> rowCounts() {
         Map<String, Long> counts = new TreeMap<>();
         for (ServiceProcess service : system.services()) {
@@ -221,7 +245,10 @@ class ApiSweepIT {
                     + "join pg_namespace n on n.oid = c.relnamespace where n.nspname = 'public' and c.relkind in ('r', 'p') "
                     + "and not c.relispartition");
             for (String table : tables.split(",")) {
-                counts.put(service.name() + "." + table, database.count("select count(*) from \"" + table + "\""));
+                // the recurring jobs' own items appear on their first run, whenever that is; a request's items come with its rows
+                if (!table.equals("work_item")) {
+                    counts.put(service.name() + "." + table, database.count("select count(*) from \"" + table + "\""));
+                }
             }
         }
         return counts;

@@ -83,7 +83,7 @@ public final class DevstackCli {
                 stack.postgres().user(), stack.postgres().password());
         System.out.printf("  kafka          %s%n", stack.kafka().bootstrapServers());
         System.out.printf("  kafka connect  %s/connectors%n", stack.connect().url());
-        System.out.printf("  discord (sandbox) %s  (GET /sandbox/messages; POST /sandbox/faults {\"mode\":\"fail\"|\"hang\"|\"none\"})%n",
+        System.out.printf("  discord (sandbox) %s  (GET /sandbox/messages; POST /sandbox/faults {\"mode\":\"fail\"|\"hang\"|\"rate-limit\"|\"reject\"|\"lose-create-answers\"|\"none\"})%n",
                 stack.discord().url());
         System.out.printf("  payment gateway (sandbox) %s  (controls on %s: GET /sandbox/charges, /sandbox/requests, /sandbox/callbacks;%n"
                 + "                 POST /sandbox/faults {\"mode\":\"fail\"|\"fail-ratio\"|\"refuse\"|\"drop\"|\"late-answer\"|\"reset\"|\"pending\"|\"decline\"|"

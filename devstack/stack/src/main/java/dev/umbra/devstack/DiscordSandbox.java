@@ -50,6 +50,8 @@ public final class DiscordSandbox implements AutoCloseable {
     private final AtomicReference<Fault> fault = new AtomicReference<>(Fault.NONE);
     private final AtomicInteger faultsLeft = new AtomicInteger();
     private final AtomicInteger passingBeforeFault = new AtomicInteger();
+    private final AtomicInteger createAnswersToLose = new AtomicInteger();
+    private final AtomicReference<Duration> latency = new AtomicReference<>(Duration.ZERO);
     private final Guilds guilds = new Guilds();
     private final AtomicReference<Duration> retryAfter = new AtomicReference<>(Duration.ZERO);
     private final AtomicLong ids = new AtomicLong(1_300_000_000_000_000_000L);
@@ -142,10 +144,25 @@ public final class DiscordSandbox implements AutoCloseable {
         fault.set(Fault.REJECT);
     }
 
+    /**
+     * The next {@code count} creates (a role or a channel) are made, then the connection is closed without
+     * an answer: the client cannot know whether its create happened.
+     */
+    public void loseCreateAnswers(int count) {
+        createAnswersToLose.set(count < 0 ? Integer.MAX_VALUE : count);
+    }
+
+    /** Every API call is answered only after {@code latency} (a slow Discord; zero: at once). */
+    public void answerAfter(Duration latency) {
+        this.latency.set(latency);
+    }
+
     public void recover() {
         fault.set(Fault.NONE);
         faultsLeft.set(0);
         passingBeforeFault.set(0);
+        createAnswersToLose.set(0);
+        latency.set(Duration.ZERO);
     }
 
     private void handle(HttpExchange exchange) throws IOException {
@@ -153,6 +170,9 @@ public final class DiscordSandbox implements AutoCloseable {
             if (!("Bot " + botToken).equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
                 respond(exchange, 401, "{\"message\": \"401: Unauthorized\", \"code\": 0}");
                 return;
+            }
+            if (!latency.get().isZero()) {
+                sleep(latency.get());
             }
             Fault current = fault.get();
             if (current != Fault.NONE && passingBeforeFault.getAndUpdate(n -> Math.max(0, n - 1)) == 0
@@ -178,6 +198,10 @@ public final class DiscordSandbox implements AutoCloseable {
             byte[] bytes = exchange.getRequestBody().readAllBytes();
             JsonNode body = bytes.length == 0 ? JSON.createObjectNode() : JSON.readTree(bytes);
             Guilds.Answer structural = guilds.handle(method, path, body);
+            if (structural != null && structural.status() == 201 && createAnswersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                // made, and the answer lost on the way: closed before any byte of it
+                return;
+            }
             if (structural != null) {
                 respond(exchange, structural.status(), structural.body());
             } else if ("POST".equals(exchange.getRequestMethod()) && path.equals("/api/v10/users/@me/channels")) {
@@ -193,8 +217,9 @@ public final class DiscordSandbox implements AutoCloseable {
 
     /**
      * For people trying the local system: {@code GET /sandbox/messages} lists what was delivered;
-     * {@code POST /sandbox/faults {"mode": "fail"|"hang"|"rate-limit"|"reject"|"none", "count": n, "retry_after_seconds": s}}
-     * plays an outage, a rate limit or a refusal (n &lt; 0: until told otherwise).
+     * {@code POST /sandbox/faults {"mode": "fail"|"hang"|"rate-limit"|"reject"|"lose-create-answers"|"none", "count": n,
+     * "retry_after_seconds": s}} plays an outage, a rate limit, a refusal or creates whose answer is lost (n &lt; 0: until
+     * told otherwise).
      */
     private void control(HttpExchange exchange) throws IOException {
         try (exchange) {
@@ -210,6 +235,7 @@ public final class DiscordSandbox implements AutoCloseable {
                     case "hang" -> hang(count);
                     case "rate-limit" -> rateLimit(count, Duration.ofMillis((long) (body.path("retry_after_seconds").asDouble(5) * 1000)));
                     case "reject" -> reject(count);
+                    case "lose-create-answers" -> loseCreateAnswers(count);
                     default -> recover();
                 }
                 respond(exchange, 200, JSON.createObjectNode().put("mode", fault.get().name().toLowerCase()).toString());

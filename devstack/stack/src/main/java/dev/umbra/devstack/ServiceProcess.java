@@ -61,7 +61,12 @@ public final class ServiceProcess implements AutoCloseable {
      */
     static ServiceProcess replica(Devstack stack, Path repoRoot, UmbraService service, String replica, Map<String, String> config) {
         ServiceProcess started = launch(stack, repoRoot, service, Ports.free(), Ports.free(), service.module() + "-" + replica + ".log", config);
-        Await.until(started.name() + "-" + replica, Duration.ofSeconds(180), started.process, started::ready);
+        try {
+            Await.until(started.name() + "-" + replica, Duration.ofSeconds(180), started.process, started::ready);
+        } catch (RuntimeException neverReady) {
+            started.close();
+            throw neverReady;
+        }
         return started;
     }
 

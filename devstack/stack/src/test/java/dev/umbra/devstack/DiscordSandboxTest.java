@@ -1,6 +1,7 @@
 package dev.umbra.devstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -72,6 +73,18 @@ class DiscordSandboxTest {
         assertThat(guild.path("members").get(0).path("roles")).as("a deleted role leaves its members").isEmpty();
         assertThat(sandbox.guilds().changes("100000000000000001")).containsExactly("POST /api/v10/guilds/100000000000000001/roles",
                 "PATCH /api/v10/channels/300000000000000001", "DELETE /api/v10/guilds/100000000000000001/roles/200000000000000001");
+    }
+
+    @Test
+    void aCreateWhoseAnswerIsLostIsMadeAllTheSame() throws Exception {
+        sandbox.guilds().put("100000000000000002", "{\"roles\": [], \"channels\": [], \"members\": []}");
+        post("/sandbox/faults", "{\"mode\":\"lose-create-answers\",\"count\":1}", false);
+
+        assertThatThrownBy(() -> post("/api/v10/guilds/100000000000000002/roles", "{\"name\":\"helper\"}", true))
+                .as("the connection closes without an answer").isInstanceOf(java.io.IOException.class);
+        assertThat(sandbox.guilds().get("100000000000000002")).contains("\"name\":\"helper\"");
+        assertThat(post("/api/v10/guilds/100000000000000002/roles", "{\"name\":\"other\"}", true).statusCode()).isEqualTo(201);
+        assertThat(sandbox.guilds().changes("100000000000000002")).hasSize(2);
     }
 
     @Test

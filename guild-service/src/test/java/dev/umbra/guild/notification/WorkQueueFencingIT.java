@@ -57,6 +57,30 @@ class WorkQueueFencingIT {
                 .as("a token is good for one outcome").isFalse();
     }
 
+    @Test
+    void workDoneUnderTheLeaseRenewsItAndAWorkerThatStopsLosesIt() throws Throwable {
+        WorkQueue queue = queues.queue(QUEUE);
+        String key = UUID.randomUUID().toString();
+        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
+                () -> queue.enqueue(key, JsonNodeFactory.instance.objectNode().put("n", 2), Instant.now())));
+        WorkItem working = claimOnly(queue, key);
+
+        // almost run out: a step done under the lease renews it for a whole lease from now
+        DB.text("update work_item set lease_until = now() + interval '1 second' where queue = ? and item_key = ? returning item_key", QUEUE, key);
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> queue.holdsLease(working)))).isTrue();
+        assertThat(DB.count("select extract(epoch from lease_until - now())::bigint from work_item where queue = ? and item_key = ?", QUEUE, key))
+                .isGreaterThan(queue.settings().lease().toSeconds() - 5);
+        assertThat(claimOnly(queue, key)).as("renewed: nobody else gets it").isNull();
+
+        // the worker stops working (a crash): once its lease has run out, another worker takes the item over
+        DB.text("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = ? returning item_key", QUEUE, key);
+        WorkItem takenOver = claimOnly(queue, key);
+        assertThat(takenOver).isNotNull();
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> queue.holdsLease(working))))
+                .as("the old worker's renewal fails: its token is void").isFalse();
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.record(takenOver, Outcome.done()))).isTrue();
+    }
+
     /** Claims due items of the probe queue and returns the one with {@code key}, or null if it was not among them. */
     private static WorkItem claimOnly(WorkQueue queue, String key) throws Throwable {
         List<WorkItem> claimed = VertxContextSupport.subscribeAndAwait(queue::claim);

@@ -35,6 +35,8 @@ public class SnapshotResource {
             @NotNull @Valid GuildStructure structure) {
     }
 
+    private static final String UUID_TEXT = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+
     private final SnapshotService snapshots;
     private final SnapshotSettings settings;
 
@@ -74,12 +76,16 @@ public class SnapshotResource {
         return snapshots.get(guildId, snapshotId).map(SnapshotView::whole);
     }
 
-    /** What changed from this snapshot to the one named by {@code to}. */
+    /**
+     * What changed from this snapshot to the one named by {@code to}. {@code to} is taken as text: a query
+     * parameter that does not convert would be a 404 by JAX-RS' rule, where a malformed query is a 400 (and
+     * the pattern tells the API's document what it takes).
+     */
     @GET
     @Path("{snapshotId}/diff")
     @RolesAllowed({Roles.BOT, Roles.ADMIN})
     public Uni<SnapshotDiff> diff(@PathParam("guildId") @DiscordId String guildId, @PathParam("snapshotId") UUID from,
-            @QueryParam("to") @NotNull UUID to) {
-        return snapshots.diff(guildId, from, to);
+            @QueryParam("to") @NotNull @Pattern(regexp = UUID_TEXT) String to) {
+        return snapshots.diff(guildId, from, UUID.fromString(to));
     }
 }

@@ -132,6 +132,20 @@ class RestoresIT {
     }
 
     @Test
+    void aCreateWhoseAnswerWasLostIsFoundByItsNameAndNeverMadeTwice() {
+        // the first create is made but its answer never comes: that try fails, the next looks for the object before sending again
+        discord.loseCreateAnswers(1);
+        UUID job = restore(guild, snapshot);
+
+        JsonPath finished = awaitFinished(guild, job);
+        assertThat(finished.getString("status")).isEqualTo("COMPLETED");
+        assertThat(DB.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThan(0);
+        assertRestored();
+        assertThat(discord.guilds().changes(guild)).as("every step applied once, the create whose answer was lost too").hasSize(10);
+        assertThat(List.of(finished.getInt("created"), finished.getInt("updated"), finished.getInt("deleted"))).containsExactly(6, 2, 2);
+    }
+
+    @Test
     void aDiscordOutageLongerThanTheRetriesFailsTheRestoreAndTheGuildMayTryAgainLater() {
         grant(guild, "PRO");
         try (KafkaProbe restores = KafkaProbe.read(Topics.of(Aggregates.RESTORE_JOB))) {

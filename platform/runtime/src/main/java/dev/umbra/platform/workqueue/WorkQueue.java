@@ -94,9 +94,9 @@ public final class WorkQueue {
             update work_item set status = 'pending', attempts = 0, due_at = $3, ready_at = $3, finished_at = null
             where queue = $1 and item_key = $2 and status = 'dead'""";
     private static final String HOLDS = """
-            select item_key from work_item
+            update work_item set lease_until = greatest(lease_until, ?4)
             where queue = ?1 and item_key = ?2 and lease_token = ?3 and status = 'leased'
-            for update""";
+            returning item_key""";
     private static final String STATUS = "select status from work_item where queue = $1 and item_key = $2";
 
     /** A dead item, for operators. */
@@ -157,11 +157,14 @@ public final class WorkQueue {
     /**
      * For work done in the caller's Hibernate Reactive transaction: true if the item still carries this
      * claim's token, and then the row stays locked until that transaction ends, so nobody takes the
-     * item over meanwhile (claims skip locked rows). False: do nothing, the lease is someone else's.
+     * item over meanwhile (claims skip locked rows), and the lease is renewed for a full lease from now
+     * (a long job that keeps working keeps its item; a crashed one loses it one lease after its last
+     * step). False: do nothing, the lease is someone else's.
      */
     public Uni<Boolean> holdsLease(WorkItem item) {
         return Panache.getSession().chain(session -> session.createNativeQuery(HOLDS)
                 .setParameter(1, name).setParameter(2, item.key()).setParameter(3, item.leaseToken())
+                .setParameter(4, utc(clock.instant().plus(settings.lease())))
                 .getResultList()).map(rows -> !rows.isEmpty());
     }
 
