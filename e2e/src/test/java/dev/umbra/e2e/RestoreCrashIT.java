@@ -31,11 +31,12 @@ import org.junit.jupiter.api.Test;
  * recovery-service killed (-9) in the middle of a restore, while a slow Discord has made a few of its
  * changes, then started again: the job is taken over once the dead worker's lease has run out and
  * resumes after its last finished step — a create whose answer the kill cut off is found by its name,
- * not made again — so the guild comes back as the snapshot had it, with every change made once.
+ * not made again — so the guild comes back as the snapshot had it (its role hierarchy too), with every
+ * change made once.
  */
 class RestoreCrashIT {
 
-    /** Slow enough that the kill lands mid-way through the ten steps. */
+    /** Slow enough that the kill lands mid-way through the eleven steps. */
     private static final Duration DISCORD_LATENCY = Duration.ofMillis(300);
     /** The dead worker's lease (1 min, renewed at each step), then a poll: the restarted service takes the job over. */
     private static final Duration TAKE_OVER = Duration.ofSeconds(150);
@@ -78,10 +79,10 @@ class RestoreCrashIT {
         JsonPath finished = await().atMost(TAKE_OVER).pollInterval(Duration.ofSeconds(1))
                 .until(() -> restore(guild, job), done -> List.of("COMPLETED", "FAILED").contains(done.getString("status")));
         assertThat(finished.getString("status")).as("the restore after the kill: %s", finished.prettify()).isEqualTo("COMPLETED");
-        assertThat(changesAtTheKill).as("changes made before the kill").isBetween(3, 9);
-        // 4 roles and 4 channels created, 2 members' roles set: ten changes, each made once, whoever made it
-        assertThat(finished.getInt("totalSteps")).isEqualTo(10);
-        assertThat(discord.guilds().changes(guild)).as("changes Discord received").hasSize(10);
+        assertThat(changesAtTheKill).as("changes made before the kill").isBetween(3, 10);
+        // 4 roles created and put in order, 4 channels created, 2 members' roles set: eleven changes, each made once, whoever made it
+        assertThat(finished.getInt("totalSteps")).isEqualTo(11);
+        assertThat(discord.guilds().changes(guild)).as("changes Discord received").hasSize(11);
         assertThat(Structure.names(discord.guilds().get(guild))).isEqualTo(Structure.names(saved.discord()));
         assertThat(eventTypes(Topics.of(Aggregates.RESTORE_JOB), job, "RestoreCompleted")).containsExactly("RestoreStarted", "RestoreCompleted");
     }
@@ -130,11 +131,18 @@ class RestoreCrashIT {
                     json(Map.of("roles", List.of(roles.get(0)), "channels", List.of(), "members", strippedMembers)));
         }
 
-        /** What a restore must bring back, independent of the ids Discord gives recreated objects: role names, channel names, each member's role names. */
+        /**
+         * What a restore must bring back, independent of the ids Discord gives recreated objects: each role's
+         * name and position, channel names, each member's role names.
+         */
         static Map<String, Object> names(String discordJson) throws IOException {
             JsonNode guild = JSON.readTree(discordJson);
             Map<String, String> roleNames = new TreeMap<>();
-            guild.path("roles").forEach(role -> roleNames.put(role.path("id").asText(), role.path("name").asText()));
+            Map<String, Integer> hierarchy = new TreeMap<>();
+            guild.path("roles").forEach(role -> {
+                roleNames.put(role.path("id").asText(), role.path("name").asText());
+                hierarchy.put(role.path("name").asText(), role.path("position").asInt());
+            });
             TreeSet<String> channels = new TreeSet<>();
             guild.path("channels").forEach(channel -> channels.add(channel.path("name").asText()));
             Map<String, TreeSet<String>> members = new TreeMap<>();
@@ -143,7 +151,7 @@ class RestoreCrashIT {
                 member.path("roles").forEach(role -> named.add(roleNames.getOrDefault(role.asText(), "?" + role.asText())));
                 members.put(member.path("user").path("id").asText(), named);
             });
-            return Map.of("roles", new TreeSet<>(roleNames.values()), "channels", channels, "members", members);
+            return Map.of("roles", hierarchy, "channels", channels, "members", members);
         }
 
         private static Map<String, Object> role(String id, String name, int position) {

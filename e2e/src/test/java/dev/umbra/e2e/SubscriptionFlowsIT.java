@@ -83,6 +83,9 @@ class SubscriptionFlowsIT {
                 .hasSize(5).filteredOn(charge -> charge.status() == PaymentGatewaySandbox.Status.DONE).hasSize(1);
         assertThat(eventTypes(Topics.of(Aggregates.SUBSCRIPTION), paid.subscription().toString(), "PaymentFailedFinal"))
                 .containsExactly("SubscriptionStarted", "PaymentFailed", "PaymentFailed", "PaymentFailed", "PaymentFailedFinal");
+        // licensing and guild's notifications applied the subscription's events in its order; guild, recovery and audit the license's
+        SystemClient.assertAppliedInOrder(Aggregates.SUBSCRIPTION, paid.subscription().toString());
+        SystemClient.assertAppliedInOrder(Aggregates.LICENSE, umbra.license(paid.guildId()).extract().path("licenseId"));
     }
 
     @Test

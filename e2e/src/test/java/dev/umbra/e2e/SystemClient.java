@@ -1,6 +1,7 @@
 package dev.umbra.e2e;
 
 import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
@@ -9,6 +10,7 @@ import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.devstack.LocalSystem;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.events.EventHeaders;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -16,6 +18,7 @@ import io.restassured.http.ContentType;
 import io.restassured.response.ValidatableResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -198,6 +201,49 @@ final class SystemClient {
     private static List<String> serviceGroups(Admin admin) throws Exception {
         return admin.listConsumerGroups().all().get().stream().map(ConsumerGroupListing::groupId)
                 .filter(group -> group.contains("-service.")).toList();
+    }
+
+    /**
+     * Every consumer, in every service, applied the aggregate's events in the aggregate's order: by the
+     * time each committed its claim ({@code processed_event.processed_at}), against the position the
+     * producer's outbox gave each event (its {@code sequence}, as audit stored it). Events applied in one
+     * transaction share a time and are in order by the inbox's rule.
+     */
+    static void assertAppliedInOrder(String aggregateType, String aggregateId) {
+        awaitAllConsumed();
+        Map<String, Long> sequence = new HashMap<>();
+        String stored = Database.of("audit").text("select coalesce(string_agg(event_id::text || ' ' || sequence, ','), '') from audit_log "
+                + "where aggregate_type = ? and aggregate_id = ?", aggregateType, aggregateId);
+        for (String row : stored.split(",")) {
+            if (!row.isEmpty()) {
+                sequence.put(row.split(" ")[0], Long.parseLong(row.split(" ")[1]));
+            }
+        }
+        assertThat(sequence).as("events of %s %s in audit", aggregateType, aggregateId).hasSizeGreaterThan(1);
+        int checked = 0;
+        for (String database : List.of("guild", "licensing", "billing", "recovery", "audit")) {
+            String applied = Database.of(database).text("select coalesce(string_agg(consumer || ' ' || event_id::text || ' ' "
+                    + "|| (extract(epoch from processed_at) * 1000000)::bigint, ',' order by processed_at), '') from processed_event "
+                    + "where aggregate_type = ? and aggregate_id = ?", aggregateType, aggregateId);
+            Map<String, List<long[]>> byConsumer = new HashMap<>();
+            for (String row : applied.split(",")) {
+                if (!row.isEmpty()) {
+                    String[] parts = row.split(" ");
+                    byConsumer.computeIfAbsent(parts[0], c -> new ArrayList<>()).add(new long[] {Long.parseLong(parts[2]), sequence.get(parts[1])});
+                }
+            }
+            checked += (int) byConsumer.values().stream().filter(rows -> rows.size() > 1).count();
+            byConsumer.forEach((consumer, rows) -> {
+                for (int i = 1; i < rows.size(); i++) {
+                    long[] before = rows.get(i - 1);
+                    long[] after = rows.get(i);
+                    assertThat(after[0] == before[0] || after[1] > before[1])
+                            .as("%s (%s) applied event %d of %s %s after event %d", consumer, database, after[1], aggregateType, aggregateId,
+                                    before[1]).isTrue();
+                }
+            });
+        }
+        assertThat(checked).as("consumers that applied more than one event of %s %s", aggregateType, aggregateId).isPositive();
     }
 
     /**

@@ -287,7 +287,7 @@ public final class DiscordSandbox implements AutoCloseable {
 
     /**
      * Guilds as Discord keeps them: roles, channels (with permission overwrites) and members' roles,
-     * under the endpoints of Discord's API v10 ({@code GET|POST /guilds/{id}/roles}, {@code PATCH|DELETE
+     * under the endpoints of Discord's API v10 ({@code GET|POST|PATCH /guilds/{id}/roles} (PATCH: positions), {@code PATCH|DELETE
      * /guilds/{id}/roles/{role}}, {@code GET|POST /guilds/{id}/channels}, {@code PATCH|DELETE /channels/{id}},
      * {@code GET /guilds/{id}/members}, {@code PATCH /guilds/{id}/members/{user}} with {@code roles}). Objects
      * are Discord's JSON (snake_case). Every change is recorded per guild as "METHOD path" so that a test can
@@ -380,8 +380,23 @@ public final class DiscordSandbox implements AutoCloseable {
             if (id == null && "GET".equals(method)) {
                 return new Answer(200, JSON.writeValueAsString(objects.values()));
             }
+            if (id == null && "PATCH".equals(method) && "roles".equals(kind)) {
+                // modify guild role positions: [{id, position}]
+                for (JsonNode moved : body) {
+                    if (!objects.containsKey(moved.path("id").asText())) {
+                        return new Answer(400, JSON.createObjectNode().put("message", "Invalid Form Body").put("code", 50035).toString());
+                    }
+                }
+                body.forEach(moved -> objects.get(moved.path("id").asText()).put("position", moved.path("position").asInt()));
+                guild.changes.add(method + " " + path);
+                return new Answer(200, JSON.writeValueAsString(objects.values()));
+            }
             if (id == null && "POST".equals(method) && !"members".equals(kind)) {
                 ObjectNode created = ((ObjectNode) body.deepCopy()).put("id", Long.toString(ids.incrementAndGet()));
+                if ("roles".equals(kind) && !created.has("position")) {
+                    // as Discord does: a new role sits just above @everyone until it is moved
+                    created.put("position", 1);
+                }
                 if ("channels".equals(kind)) {
                     created.put("guild_id", guildId);
                     guildOfChannel.put(created.path("id").asText(), guildId);

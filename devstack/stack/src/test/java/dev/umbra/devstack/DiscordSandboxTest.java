@@ -88,6 +88,23 @@ class DiscordSandboxTest {
     }
 
     @Test
+    void ordersRolesByPositionAndRefusesAnUnknownRole() throws Exception {
+        sandbox.guilds().put("100000000000000003", """
+                {"roles": [{"id": "100000000000000003", "name": "@everyone", "position": 0},
+                           {"id": "200000000000000001", "name": "mod", "position": 1}], "channels": [], "members": []}""");
+        post("/api/v10/guilds/100000000000000003/roles", "{\"name\":\"helper\"}", true);
+
+        assertThat(send("PATCH", "/api/v10/guilds/100000000000000003/roles", "[{\"id\":\"200000000000000001\",\"position\":2}]")
+                .statusCode()).isEqualTo(200);
+        assertThat(send("PATCH", "/api/v10/guilds/100000000000000003/roles", "[{\"id\":\"299999999999999999\",\"position\":1}]")
+                .statusCode()).isEqualTo(400);
+        var guild = new com.fasterxml.jackson.databind.ObjectMapper().readTree(sandbox.guilds().get("100000000000000003"));
+        assertThat(guild.path("roles").get(1).path("position").asInt()).as("mod, moved").isEqualTo(2);
+        assertThat(guild.path("roles").get(2).path("position").asInt()).as("a new role sits just above @everyone").isEqualTo(1);
+        assertThat(sandbox.guilds().changes("100000000000000003")).hasSize(2);
+    }
+
+    @Test
     void anOutageCanStartAfterSomeCallsPassed() throws Exception {
         sandbox.failAfter(1, 1);
         assertThat(post("/api/v10/users/@me/channels", "{\"recipient_id\":\"1\"}", true).statusCode()).isEqualTo(200);

@@ -17,6 +17,7 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.jboss.logging.Logger;
 
 /**
@@ -27,7 +28,8 @@ import org.jboss.logging.Logger;
  * Connections are not kept alive, so a request never fails on a connection Discord already closed
  * (which could only be classified as uncertain).
  *
- * <p>Role positions are not written: Discord orders roles with a call of its own, left out so far.
+ * <p>Role positions are written by their own call ({@link #setRolePositions}), as Discord orders roles;
+ * a role's create or update leaves its position alone.
  */
 @ApplicationScoped
 public class DiscordGuilds {
@@ -100,6 +102,13 @@ public class DiscordGuilds {
         return callAllowingGone(HttpMethod.DELETE, "/channels/" + channelId);
     }
 
+    /** Puts each role at its position (Discord's "modify guild role positions"; the same call again changes nothing). */
+    public Uni<Void> setRolePositions(String guildId, Map<String, Integer> positions) {
+        JsonArray body = new JsonArray();
+        positions.forEach((id, position) -> body.add(new JsonObject().put("id", id).put("position", position)));
+        return call(HttpMethod.PATCH, "/guilds/" + guildId + "/roles", body).replaceWithVoid();
+    }
+
     /** Sets the member's roles (all of them). False when the member is no longer in the guild. */
     public Uni<Boolean> setMemberRoles(String guildId, String memberId, List<String> roles) {
         return call(HttpMethod.PATCH, "/guilds/" + guildId + "/members/" + memberId, new JsonObject().put("roles", new JsonArray(roles)))
@@ -130,12 +139,12 @@ public class DiscordGuilds {
     }
 
     /** One guarded exchange; 429 and 5xx become {@link DiscordFault}s, other 4xx {@link DiscordRejection}s. */
-    private Uni<HttpResponse<Buffer>> call(HttpMethod method, String path, JsonObject body) {
+    private Uni<HttpResponse<Buffer>> call(HttpMethod method, String path, Object body) {
         return guard.call(() -> {
             HttpRequest<Buffer> request = client.requestAbs(method, settings.url() + "/api/v10" + path)
                     .putHeader("Authorization", "Bot " + settings.botToken())
                     .timeout(settings.client().readTimeout().toMillis());
-            return Uni.createFrom().completionStage(() -> (body == null ? request.send() : request.sendJsonObject(body)).toCompletionStage())
+            return Uni.createFrom().completionStage(() -> (body == null ? request.send() : request.sendJson(body)).toCompletionStage())
                     .onFailure().transform(DiscordFault::of)
                     .map(answer -> {
                         int status = answer.statusCode();

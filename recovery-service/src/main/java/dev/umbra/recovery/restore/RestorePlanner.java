@@ -2,6 +2,7 @@ package dev.umbra.recovery.restore;
 
 import dev.umbra.recovery.snapshot.GuildStructure;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,15 +17,24 @@ import java.util.function.Function;
  * ids that refer to it — a channel's parent, an overwrite, a member's roles — are resolved to the new
  * id when the step that needs them is applied); one Discord has and the snapshot has not is deleted.
  *
- * <p>Order: roles first (channels' overwrites and members refer to them), then categories, then other
- * channels, then members' roles, then the deletions, channels before roles. The guild's @everyone role
- * (its id is the guild's) is never created or deleted, only changed. Role positions are not compared
- * (they are not written, see the Discord client), nor is a channel's type (Discord does not change it).
+ * <p>Order: roles first (channels' overwrites and members refer to them), then their order in the
+ * hierarchy — one step that puts every role of the snapshot at its position, when a role is recreated or
+ * the kept ones stand in another order (the hierarchy decides who may manage whom) — then categories,
+ * then other channels, then members' roles, then the deletions, channels before roles. The guild's
+ * @everyone role (its id is the guild's) is never created or deleted, only changed, and always stays at
+ * the bottom. A channel's type is not compared (Discord does not change it).
  */
 public final class RestorePlanner {
 
     /** One planned step: what to do to which object (by its id in the snapshot, or on Discord for a deletion), with what. */
     public record Step(StepKind kind, String targetId, Object spec) {
+    }
+
+    /** The positions of the snapshot's roles, by their ids in the snapshot (a recreated role's new id is resolved when applied). */
+    public record RolePositions(List<Position> roles) {
+
+        public record Position(String id, int position) {
+        }
     }
 
     private RestorePlanner() {
@@ -42,6 +52,12 @@ public final class RestorePlanner {
             } else if (now != null && !sameRole(now, role)) {
                 steps.add(new Step(StepKind.UPDATE_ROLE, role.id(), role));
             }
+        }
+        List<GuildStructure.Role> ranked = snapshot.roles().stream().filter(role -> !role.id().equals(guildId)).toList();
+        boolean recreated = steps.stream().anyMatch(step -> step.kind() == StepKind.CREATE_ROLE);
+        if (!ranked.isEmpty() && (recreated || !sameOrder(ranked, roles))) {
+            steps.add(new Step(StepKind.ORDER_ROLES, guildId, new RolePositions(ranked.stream()
+                    .map(role -> new RolePositions.Position(role.id(), role.position())).toList())));
         }
         List<GuildStructure.Channel> categoriesFirst = new ArrayList<>(snapshot.channels().stream()
                 .filter(channel -> channel.type() == GuildStructure.CATEGORY).toList());
@@ -67,6 +83,16 @@ public final class RestorePlanner {
         current.roles().stream().filter(role -> !keptRoles.contains(role.id()) && !role.id().equals(guildId))
                 .forEach(role -> steps.add(new Step(StepKind.DELETE_ROLE, role.id(), role)));
         return steps;
+    }
+
+    /** Whether the kept roles stand in the snapshot's order on Discord (positions compared as ranks: Discord renumbers them). */
+    private static boolean sameOrder(List<GuildStructure.Role> ranked, Map<String, GuildStructure.Role> now) {
+        List<GuildStructure.Role> kept = ranked.stream().filter(role -> now.containsKey(role.id())).toList();
+        List<String> wanted = kept.stream().sorted(Comparator.comparingInt(GuildStructure.Role::position)).map(GuildStructure.Role::id)
+                .toList();
+        List<String> standing = kept.stream().map(role -> now.get(role.id()))
+                .sorted(Comparator.comparingInt(GuildStructure.Role::position)).map(GuildStructure.Role::id).toList();
+        return wanted.equals(standing);
     }
 
     private static boolean sameRole(GuildStructure.Role a, GuildStructure.Role b) {

@@ -37,6 +37,10 @@ final class RestoreSteps {
         GuildStructure.Member member() {
             return read(spec, GuildStructure.Member.class);
         }
+
+        RestorePlanner.RolePositions positions() {
+            return read(spec, RestorePlanner.RolePositions.class);
+        }
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();

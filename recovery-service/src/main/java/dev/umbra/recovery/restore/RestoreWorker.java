@@ -22,6 +22,7 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -180,6 +181,9 @@ public class RestoreWorker implements WorkHandler {
     private Uni<Void> change(RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
         return switch (step.kind()) {
             case UPDATE_ROLE -> discord.updateRole(job.guildId, step.targetId(), step.role());
+            case ORDER_ROLES -> discord.setRolePositions(job.guildId, step.positions().roles().stream()
+                    .collect(LinkedHashMap<String, Integer>::new, (positions, role) -> positions.put(created.getOrDefault(role.id(), role.id()),
+                            role.position()), Map::putAll));
             case UPDATE_CHANNEL -> discord.updateChannel(step.targetId(), resolve(step.channel(), created));
             case SET_MEMBER_ROLES -> discord.setMemberRoles(job.guildId, step.targetId(),
                     step.member().roles().stream().map(role -> created.getOrDefault(role, role)).toList()).replaceWithVoid();

@@ -4,6 +4,7 @@ package dev.umbra.recovery.restore;
 public enum StepKind {
     CREATE_ROLE("created"),
     UPDATE_ROLE("updated"),
+    ORDER_ROLES("updated"),
     CREATE_CHANNEL("created"),
     UPDATE_CHANNEL("updated"),
     SET_MEMBER_ROLES("updated"),

@@ -29,6 +29,7 @@ class RestorePlannerTest {
                 "UPDATE_ROLE " + GUILD,
                 "CREATE_ROLE " + MOD,
                 "CREATE_ROLE " + HELPER,
+                "ORDER_ROLES " + GUILD,
                 "CREATE_CHANNEL " + CATEGORY,
                 "CREATE_CHANNEL " + GENERAL,
                 "SET_MEMBER_ROLES " + ALICE,
@@ -46,6 +47,27 @@ class RestorePlannerTest {
                 List.of(member(ALICE, MOD)));
 
         assertThat(steps(snapshot, current)).containsExactly("UPDATE_ROLE " + HELPER, "UPDATE_CHANNEL " + GENERAL);
+    }
+
+    @Test
+    void keptRolesStandingInAnotherOrderArePutBackAtTheSnapshotsPositions() {
+        GuildStructure snapshot = new GuildStructure(List.of(role(GUILD, "@everyone", "0"), ranked(MOD, "mod", 2), ranked(HELPER, "helper", 1)),
+                List.of(), List.of());
+        GuildStructure swapped = new GuildStructure(List.of(role(GUILD, "@everyone", "0"), ranked(MOD, "mod", 1), ranked(HELPER, "helper", 7)),
+                List.of(), List.of());
+        GuildStructure renumbered = new GuildStructure(List.of(role(GUILD, "@everyone", "0"), ranked(MOD, "mod", 9), ranked(HELPER, "helper", 4)),
+                List.of(), List.of());
+
+        List<RestorePlanner.Step> plan = RestorePlanner.plan(GUILD, snapshot, swapped);
+        assertThat(plan).extracting(step -> step.kind() + " " + step.targetId()).containsExactly("ORDER_ROLES " + GUILD);
+        assertThat(((RestorePlanner.RolePositions) plan.get(0).spec()).roles()).containsExactly(
+                new RestorePlanner.RolePositions.Position(MOD, 2), new RestorePlanner.RolePositions.Position(HELPER, 1));
+        // the same order under other numbers is the same hierarchy
+        assertThat(steps(snapshot, renumbered)).isEmpty();
+    }
+
+    private static GuildStructure.Role ranked(String id, String name, int position) {
+        return new GuildStructure.Role(id, name, 0, "0", position, false, false);
     }
 
     @Test

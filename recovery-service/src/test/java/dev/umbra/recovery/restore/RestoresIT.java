@@ -72,12 +72,12 @@ class RestoresIT {
 
             JsonPath finished = awaitFinished(guild, job);
             assertThat(finished.getString("status")).isEqualTo("COMPLETED");
-            // 3 roles and 3 channels created, the 2 members' roles set, the nuker's channel and role deleted
-            assertThat(finished.getInt("totalSteps")).isEqualTo(10);
-            assertThat(finished.getInt("doneSteps")).isEqualTo(10);
-            assertThat(List.of(finished.getInt("created"), finished.getInt("updated"), finished.getInt("deleted"))).containsExactly(6, 2, 2);
+            // 3 roles and 3 channels created, the roles put in order, the 2 members' roles set, the nuker's channel and role deleted
+            assertThat(finished.getInt("totalSteps")).isEqualTo(11);
+            assertThat(finished.getInt("doneSteps")).isEqualTo(11);
+            assertThat(List.of(finished.getInt("created"), finished.getInt("updated"), finished.getInt("deleted"))).containsExactly(6, 3, 2);
             assertRestored();
-            assertThat(discord.guilds().changes(guild)).hasSize(10);
+            assertThat(discord.guilds().changes(guild)).hasSize(11);
             UUID pre = UUID.fromString(finished.getString("preRestoreSnapshotId"));
             assertThat(DB.text("select trigger from snapshot where id = ?", pre)).isEqualTo("PRE_RESTORE");
             assertThat(DB.text("select structure from snapshot where id = ?", pre)).contains("\"nuker\"");
@@ -86,7 +86,7 @@ class RestoresIT {
             assertThat(events(restores, "RestoreStarted", guild)).singleElement()
                     .satisfies(record -> assertThat(record.key()).isEqualTo(job.toString()));
             assertThat(KafkaProbe.value(events(restores, "RestoreCompleted", job.toString()).get(0)))
-                    .contains("created 6, updated 2, deleted 2");
+                    .contains("created 6, updated 3, deleted 2");
         }
     }
 
@@ -128,7 +128,7 @@ class RestoresIT {
         assertThat(finished.getString("status")).isEqualTo("COMPLETED");
         assertThat(DB.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThan(0);
         assertRestored();
-        assertThat(discord.guilds().changes(guild)).as("every step applied once").hasSize(10);
+        assertThat(discord.guilds().changes(guild)).as("every step applied once").hasSize(11);
     }
 
     @Test
@@ -141,8 +141,8 @@ class RestoresIT {
         assertThat(finished.getString("status")).isEqualTo("COMPLETED");
         assertThat(DB.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThan(0);
         assertRestored();
-        assertThat(discord.guilds().changes(guild)).as("every step applied once, the create whose answer was lost too").hasSize(10);
-        assertThat(List.of(finished.getInt("created"), finished.getInt("updated"), finished.getInt("deleted"))).containsExactly(6, 2, 2);
+        assertThat(discord.guilds().changes(guild)).as("every step applied once, the create whose answer was lost too").hasSize(11);
+        assertThat(List.of(finished.getInt("created"), finished.getInt("updated"), finished.getInt("deleted"))).containsExactly(6, 3, 2);
     }
 
     @Test
@@ -180,6 +180,11 @@ class RestoresIT {
         Map<String, String> roleNames = new HashMap<>();
         now.path("roles").forEach(role -> roleNames.put(role.path("id").asText(), role.path("name").asText()));
         assertThat(roleNames.values()).containsExactlyInAnyOrderElementsOf(saved.roles().stream().map(GuildStructure.Role::name).toList());
+        // the hierarchy as the snapshot had it (who may manage whom)
+        Map<String, Integer> positions = new HashMap<>();
+        now.path("roles").forEach(role -> positions.put(role.path("name").asText(), role.path("position").asInt()));
+        assertThat(positions).isEqualTo(saved.roles().stream().collect(java.util.stream.Collectors.toMap(GuildStructure.Role::name,
+                GuildStructure.Role::position)));
         Map<String, String> channelNames = new HashMap<>();
         now.path("channels").forEach(channel -> channelNames.put(channel.path("id").asText(), channel.path("name").asText()));
         assertThat(channelNames.values()).containsExactlyInAnyOrder("text", "general", "staff");
