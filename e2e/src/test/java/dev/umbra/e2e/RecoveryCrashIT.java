@@ -4,6 +4,7 @@ import static dev.umbra.e2e.SystemClient.eventTypes;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,6 +19,7 @@ import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,13 +30,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * recovery-service killed (-9) in the middle of a restore, while a slow Discord has made a few of its
- * changes, then started again: the job is taken over once the dead worker's lease has run out and
- * resumes after its last finished step — a create whose answer the kill cut off is found by its name,
- * not made again — so the guild comes back as the snapshot had it (its role hierarchy too), with every
- * change made once.
+ * recovery-service killed (-9) and started again. In the middle of a restore, while a slow Discord has
+ * made a few of its changes: the job is taken over once the dead worker's lease has run out and resumes
+ * after its last finished step — a create whose answer the kill cut off is found by its name, not made
+ * again — so the guild comes back as the snapshot had it (its role hierarchy too), with every change
+ * made once. In the middle of an anti-nuke burst: the detector's window is in the database, so the
+ * burst triggers once, across the restart.
  */
-class RestoreCrashIT {
+class RecoveryCrashIT {
 
     /** Slow enough that the kill lands mid-way through the eleven steps. */
     private static final Duration DISCORD_LATENCY = Duration.ofMillis(300);
@@ -85,6 +88,32 @@ class RestoreCrashIT {
         assertThat(discord.guilds().changes(guild)).as("changes Discord received").hasSize(11);
         assertThat(Structure.names(discord.guilds().get(guild))).isEqualTo(Structure.names(saved.discord()));
         assertThat(eventTypes(Topics.of(Aggregates.RESTORE_JOB), job, "RestoreCompleted")).containsExactly("RestoreStarted", "RestoreCompleted");
+    }
+
+    @Test
+    void anAntiNukeBurstSpanningARestartTriggersOnce() {
+        Installed installed = umbra.installed();
+        String actor = Snowflakes.random();
+        Instant start = Instant.parse("2026-11-25T12:00:00Z");
+        forward(installed.guildId(), actor, start, start.plusSeconds(1)).then().statusCode(202).body("triggered", equalTo(List.of()));
+        system.crash("recovery");
+        system.restart("recovery");
+
+        forward(installed.guildId(), actor, start.plusSeconds(2)).then().statusCode(202)
+                .body("triggered", equalTo(List.of("mass-channel-deletion")));
+        forward(installed.guildId(), actor, start.plusSeconds(3)).then().statusCode(202).body("triggered", equalTo(List.of()));
+        assertThat(eventTypes(Topics.of(Aggregates.ANTI_NUKE), installed.guildId(), "AntiNukeTriggered")).containsOnlyOnce("AntiNukeTriggered");
+    }
+
+    /** The bot forwards channel deletions by {@code actor} from the guild's Discord audit log. */
+    private io.restassured.response.Response forward(String guild, String actor, Instant... deletedAt) {
+        List<Map<String, Object>> entries = new ArrayList<>();
+        for (Instant at : deletedAt) {
+            entries.add(Map.of("entryId", Snowflakes.random(), "action", "CHANNEL_DELETE", "actorId", actor, "targetId", Snowflakes.random(),
+                    "occurredAt", at.toString()));
+        }
+        return given().baseUri(system.url("recovery")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .body(Map.of("entries", entries)).when().post("/guilds/{id}/audit-log-entries", guild);
     }
 
     private JsonPath restore(String guild, String job) {
