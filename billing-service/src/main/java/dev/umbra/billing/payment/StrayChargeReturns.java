@@ -70,6 +70,10 @@ public class StrayChargeReturns implements RecurringWork {
     private record Candidate(UUID id, String orderId, String paymentKey) {
     }
 
+    /** What a look came to, and the watched charge as its transaction left it. */
+    private record Settled(Result result, StrayCharge stray) {
+    }
+
     private static final Logger LOG = Logger.getLogger(StrayChargeReturns.class);
 
     private static final String PAGE = """
@@ -150,7 +154,29 @@ public class StrayChargeReturns implements RecurringWork {
             GatewayPayment payment = taken.get();
             return gateway.cancel(payment.paymentKey(), kept(payment), "payment failed on our side: the charge is given back", key)
                     .chain(outcome -> settle(stray.id(), new Finding(payments, Optional.of(outcome), payment)));
-        });
+        }).map(this::reported);
+    }
+
+    /** After the commit: the metric of how the watch ended, and a WARN where an operator must act. */
+    private Result reported(Settled settled) {
+        StrayCharge stray = settled.stray();
+        switch (settled.result()) {
+            case RETURNED -> strays.resolved(StrayChargeStatus.RETURNED);
+            case NOTHING_TAKEN -> strays.resolved(StrayChargeStatus.NOTHING_TAKEN);
+            case REFUSED -> {
+                strays.resolved(StrayChargeStatus.REFUSED);
+                LOG.warnf("stray charge %s of payment %s: the gateway refused to give back gateway payment %s (%s); an operator must "
+                        + "return it by hand", stray.id, stray.paymentId, stray.paymentKey, stray.detail);
+            }
+            case UNRESOLVED -> {
+                strays.resolved(StrayChargeStatus.UNRESOLVED);
+                LOG.warnf("stray charge %s of payment %s: still pending at the gateway when its watch ended (%s); an operator must look",
+                        stray.id, stray.paymentId, stray.detail);
+            }
+            default -> {
+            }
+        }
+        return settled.result();
     }
 
     /** What the gateway still holds of {@code payment}: all of a DONE one, the rest of a partly canceled one, else nothing. */
@@ -162,35 +188,19 @@ public class StrayChargeReturns implements RecurringWork {
     }
 
     @WithTransaction
-    Uni<Result> settle(UUID strayId, Finding finding) {
+    Uni<Settled> settle(UUID strayId, Finding finding) {
         Instant now = clock.instant();
         return StrayCharge.lockById(strayId).chain(stray -> {
             if (stray == null || !stray.watching()) {
-                return Uni.createFrom().item(Result.ALREADY_SETTLED);
+                return Uni.createFrom().item(new Settled(Result.ALREADY_SETTLED, stray));
             }
             Result result = decide(stray, finding, now);
-            switch (result) {
-                case RETURNED -> {
-                    strays.resolved(StrayChargeStatus.RETURNED);
-                    return Payment.<Payment>findById(stray.paymentId).chain(payment -> outbox.publish(new StrayChargeReturned(
-                            payment.subscriptionId, payment.id, stray.id, BigDecimal.valueOf(stray.returnedAmount), PlanCatalogue.KRW), now))
-                            .replaceWith(result);
-                }
-                case NOTHING_TAKEN -> strays.resolved(StrayChargeStatus.NOTHING_TAKEN);
-                case REFUSED -> {
-                    strays.resolved(StrayChargeStatus.REFUSED);
-                    LOG.warnf("stray charge %s of payment %s: the gateway refused to give back gateway payment %s (%s); an operator must "
-                            + "return it by hand", stray.id, stray.paymentId, stray.paymentKey, stray.detail);
-                }
-                case UNRESOLVED -> {
-                    strays.resolved(StrayChargeStatus.UNRESOLVED);
-                    LOG.warnf("stray charge %s of payment %s: still pending at the gateway when its watch ended (%s); an operator must look",
-                            stray.id, stray.paymentId, stray.detail);
-                }
-                default -> {
-                }
+            if (result == Result.RETURNED) {
+                return Payment.<Payment>findById(stray.paymentId).chain(payment -> outbox.publish(new StrayChargeReturned(
+                        payment.subscriptionId, payment.id, stray.id, BigDecimal.valueOf(stray.returnedAmount), PlanCatalogue.KRW), now))
+                        .replaceWith(new Settled(result, stray));
             }
-            return Uni.createFrom().item(result);
+            return Uni.createFrom().item(new Settled(result, stray));
         });
     }
 
