@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * but the owners' direct messages: every subscription and kick completes in every service, and once
  * Discord is back each owner is told each thing exactly once, nothing dead-lettered.
  */
+@FaultSuite
 class DiscordOutageIT {
 
     private static final String ACTIVE = "Your PRO subscription is active. Thank you!";

@@ -94,6 +94,7 @@ class FaultsIT {
         assertOneGrantPerGuild(all);
     }
 
+    @FaultSuite
     @Test
     void kafkaConnectKilledMidBurstSendsSomeEventsAgainAndEveryConsumerAppliesEachOnce() throws Exception {
         List<String> before = guilds(INSTALLS_BEFORE);
@@ -124,6 +125,7 @@ class FaultsIT {
         }
     }
 
+    @FaultSuite
     @Test
     void theKafkaBrokerStoppedForFifteenSecondsMidBurstLosesNoEvent() throws Exception {
         List<String> before = guilds(INSTALLS_BEFORE);
@@ -157,6 +159,7 @@ class FaultsIT {
                 .filteredOn(guild -> umbra.auditedEventsOf("guild", guild) != 1).isEmpty();
     }
 
+    @FaultSuite
     @Test
     void postgresRestartedMidBurstLosesNoEventAndClientsThatTryAgainGetTheirInstalls() throws Exception {
         List<String> before = guilds(INSTALLS_BEFORE);

@@ -45,6 +45,7 @@ import org.junit.jupiter.api.Test;
  * subscription was charged twice, every ACTIVE one was charged once, has one invoice, one
  * SubscriptionStarted and a PRO guild, and no money is kept for one that is not ACTIVE.
  */
+@FaultSuite
 class GatewayFaultsIT {
 
     private static final int CLIENTS = 4;

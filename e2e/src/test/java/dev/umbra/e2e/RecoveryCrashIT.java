@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * made once. In the middle of an anti-nuke burst: the detector's window is in the database, so the
  * burst triggers once, across the restart.
  */
+@FaultSuite
 class RecoveryCrashIT {
 
     /** Slow enough that the kill lands mid-way through the eleven steps. */

@@ -40,6 +40,7 @@ import org.junit.jupiter.api.Test;
  * jobs. Every period of every subscription is charged once and paid once (the gateway's own record),
  * invoiced once, announced once, and the ledger holds what the gateway kept.
  */
+@FaultSuite
 class TwoBillingReplicasIT {
 
     private static final int SUBSCRIPTIONS = 40;
