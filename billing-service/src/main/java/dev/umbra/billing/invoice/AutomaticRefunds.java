@@ -3,15 +3,13 @@ package dev.umbra.billing.invoice;
 import dev.umbra.billing.gateway.CancelOutcome;
 import dev.umbra.billing.gateway.GatewayGuard;
 import dev.umbra.billing.gateway.GatewayGuards;
+import dev.umbra.billing.gateway.GatewayJob;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayCancel;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayPayment;
 import dev.umbra.billing.payment.ReconciliationSettings;
 import dev.umbra.platform.storage.Statements;
-import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.PagedRun;
-import dev.umbra.platform.workqueue.RecurringWork;
-import dev.umbra.platform.workqueue.WorkItem;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
@@ -43,7 +41,7 @@ import org.jboss.logging.Logger;
  * with its row locked, so two replicas whose runs overlap settle it once.
  */
 @ApplicationScoped
-public class AutomaticRefunds implements RecurringWork {
+public class AutomaticRefunds extends GatewayJob {
 
     static final String QUEUE = "automatic-refunds";
 
@@ -72,38 +70,18 @@ public class AutomaticRefunds implements RecurringWork {
     private final Pool pool;
     private final PaymentGatewayClient gateway;
     private final Refunds refunds;
-    private final ReconciliationSettings settings;
-    private final GatewayGuard lookups;
     private final RefundMetrics metrics;
-    private final Clock clock;
 
     AutomaticRefunds(Pool pool, PaymentGatewayClient gateway, Refunds refunds, ReconciliationSettings settings,
             @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, RefundMetrics metrics, Clock clock) {
+        super(QUEUE, lookups, settings, clock);
         this.pool = pool;
         this.gateway = gateway;
         this.refunds = refunds;
-        this.settings = settings;
-        this.lookups = lookups;
         this.metrics = metrics;
-        this.clock = clock;
     }
 
     @Override
-    public String queue() {
-        return QUEUE;
-    }
-
-    @Override
-    public boolean ready() {
-        return !lookups.circuitOpen();
-    }
-
-    @Override
-    public Uni<Outcome> handle(WorkItem item) {
-        return RecurringWork.nextRunAt(clock.instant().plus(settings.interval()), run());
-    }
-
-    /** One run (the work queue calls it; tests call it to play two replicas whose runs overlap). */
     public Uni<PagedRun.Summary<Result>> run() {
         return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(tried.toArray(UUID[]::new), settings.pageSize()))
                 .map(rows -> {

@@ -1,21 +1,17 @@
 package dev.umbra.billing.payment;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.billing.gateway.GatewayGuard;
 import dev.umbra.billing.gateway.GatewayGuards;
+import dev.umbra.billing.gateway.GatewayJob;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayPayment;
 import dev.umbra.billing.payment.PaymentSettlement.Result;
 import dev.umbra.billing.payment.PaymentSettlement.Source;
 import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.storage.StorageFaults;
-import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.PagedRun;
-import dev.umbra.platform.workqueue.RecurringWork;
-import dev.umbra.platform.workqueue.WorkItem;
 import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
-import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -49,7 +45,7 @@ import org.jboss.logging.Logger;
  * is tried once per run.
  */
 @ApplicationScoped
-public class PaymentReconciliation implements RecurringWork {
+public class PaymentReconciliation extends GatewayJob {
 
     static final String QUEUE = "payment-reconciliation";
 
@@ -69,38 +65,16 @@ public class PaymentReconciliation implements RecurringWork {
     private final PaymentGatewayClient gateway;
     private final PaymentSettlement settlement;
     private final PaymentMetrics metrics;
-    private final ReconciliationSettings settings;
-    private final GatewayGuard lookups;
-    private final Clock clock;
     private final WorkQueue queue;
 
     PaymentReconciliation(Pool pool, PaymentGatewayClient gateway, PaymentSettlement settlement, PaymentMetrics metrics,
             ReconciliationSettings settings, @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock, WorkQueues queues) {
+        super(QUEUE, lookups, settings, clock);
         this.pool = pool;
         this.gateway = gateway;
         this.settlement = settlement;
         this.metrics = metrics;
-        this.settings = settings;
-        this.lookups = lookups;
-        this.clock = clock;
         this.queue = queues.queue(QUEUE);
-    }
-
-
-    @Override
-    public String queue() {
-        return QUEUE;
-    }
-
-    /** No run while the look-up circuit is open: every look-up would be refused. */
-    @Override
-    public boolean ready() {
-        return !lookups.circuitOpen();
-    }
-
-    @Override
-    public Uni<Outcome> handle(WorkItem item) {
-        return RecurringWork.nextRunAt(clock.instant().plus(settings.interval()), reconcile());
     }
 
     /** One round of the work queue by hand: claims the run item if it is due and no other replica holds it; returns 1 if it ran. */
@@ -108,8 +82,8 @@ public class PaymentReconciliation implements RecurringWork {
         return queue.runOnce(this);
     }
 
-    /** One run, whoever holds the lease (the work queue calls it; tests call it to play two replicas whose leases overlap). */
-    public Uni<PagedRun.Summary<Result>> reconcile() {
+    @Override
+    public Uni<PagedRun.Summary<Result>> run() {
         OffsetDateTime settleBefore = utc(clock.instant().minus(settings.settleAfter()));
         int[] examined = {0};
         return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),

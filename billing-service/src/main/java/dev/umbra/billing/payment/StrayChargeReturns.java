@@ -3,6 +3,7 @@ package dev.umbra.billing.payment;
 import dev.umbra.billing.gateway.CancelOutcome;
 import dev.umbra.billing.gateway.GatewayGuard;
 import dev.umbra.billing.gateway.GatewayGuards;
+import dev.umbra.billing.gateway.GatewayJob;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayCancel;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayPayment;
@@ -10,10 +11,7 @@ import dev.umbra.billing.plan.PlanCatalogue;
 import dev.umbra.events.billing.StrayChargeReturned;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.storage.Statements;
-import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.PagedRun;
-import dev.umbra.platform.workqueue.RecurringWork;
-import dev.umbra.platform.workqueue.WorkItem;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
@@ -55,7 +53,7 @@ import org.jboss.logging.Logger;
  * with its row locked, so two replicas whose runs overlap change it once.
  */
 @ApplicationScoped
-public class StrayChargeReturns implements RecurringWork {
+public class StrayChargeReturns extends GatewayJob {
 
     static final String QUEUE = "stray-charge-returns";
 
@@ -85,38 +83,18 @@ public class StrayChargeReturns implements RecurringWork {
     private final Pool pool;
     private final PaymentGatewayClient gateway;
     private final StrayCharges strays;
-    private final ReconciliationSettings settings;
-    private final GatewayGuard lookups;
     private final OutboxWriter outbox;
-    private final Clock clock;
 
     StrayChargeReturns(Pool pool, PaymentGatewayClient gateway, StrayCharges strays, ReconciliationSettings settings,
             @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, OutboxWriter outbox, Clock clock) {
+        super(QUEUE, lookups, settings, clock);
         this.pool = pool;
         this.gateway = gateway;
         this.strays = strays;
-        this.settings = settings;
-        this.lookups = lookups;
         this.outbox = outbox;
-        this.clock = clock;
     }
 
     @Override
-    public String queue() {
-        return QUEUE;
-    }
-
-    @Override
-    public boolean ready() {
-        return !lookups.circuitOpen();
-    }
-
-    @Override
-    public Uni<Outcome> handle(WorkItem item) {
-        return RecurringWork.nextRunAt(clock.instant().plus(settings.interval()), run());
-    }
-
-    /** One run (the work queue calls it; tests call it to play two replicas whose runs overlap). */
     public Uni<PagedRun.Summary<Result>> run() {
         OffsetDateTime started = clock.instant().atOffset(ZoneOffset.UTC);
         return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(started, tried.toArray(UUID[]::new), settings.pageSize()))

@@ -213,7 +213,7 @@ class AutomaticRefundsIT extends PayingUserTest {
         // older than the test profile's settle-after: the reconciliation job looks it up and finds it paid
         PaymentRows.execute("update payment set attempted_at = attempted_at - interval '1 minute' where subscription_id = ? "
                 + "and purpose = 'UPGRADE_PREMIUM'", subscription);
-        onContext(() -> reconciliation.reconcile());
+        onContext(() -> reconciliation.run());
         assertThat(DB.text("select status from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", subscription))
                 .isEqualTo("SUCCEEDED");
         assertThat(DB.text("select status || ':' || plan_code from subscription where id = ?", subscription)).isEqualTo("CANCELED:PRO");

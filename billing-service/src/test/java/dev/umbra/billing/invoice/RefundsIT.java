@@ -297,7 +297,7 @@ class RefundsIT extends PayingUserTest {
 
     private PagedRun.Summary<RefundReconciliation.Result> reconcile() {
         try {
-            return VertxContextSupport.subscribeAndAwait(() -> reconciliation.reconcile());
+            return VertxContextSupport.subscribeAndAwait(() -> reconciliation.run());
         } catch (Throwable e) {
             throw new AssertionError(e);
         }

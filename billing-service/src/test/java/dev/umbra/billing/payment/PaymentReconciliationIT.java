@@ -250,7 +250,7 @@ class PaymentReconciliationIT extends SandboxCallingBack {
     }
 
     private PagedRun.Summary<PaymentSettlement.Result> reconcile() {
-        return onVertx(() -> reconciliation.reconcile());
+        return onVertx(() -> reconciliation.run());
     }
 
     private static <T> T onVertx(Supplier<io.smallrye.mutiny.Uni<T>> work) {

@@ -261,7 +261,7 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
     }
 
     private void reconcile() {
-        onVertx(() -> reconciliation.reconcile());
+        onVertx(() -> reconciliation.run());
     }
 
     private PagedRun.Summary<StrayChargeReturns.Result> run() {

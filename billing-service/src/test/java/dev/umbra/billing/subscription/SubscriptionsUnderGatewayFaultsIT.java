@@ -165,7 +165,7 @@ class SubscriptionsUnderGatewayFaultsIT extends PayingUserTest {
                     renewAllDue();
                 } else if (pick < 62) {
                     operations.merge("reconciliation", 1, Integer::sum);
-                    PagedRun.Summary<PaymentSettlement.Result> run = await(() -> reconciliation.reconcile());
+                    PagedRun.Summary<PaymentSettlement.Result> run = await(() -> reconciliation.run());
                     // a circuit a fault opened may still be open after the gateway healed: a run that could not look proves nothing
                     if (!faulty && run.unreachable() == 0) {
                         assertThat(DB.count("select count(*) from payment where status = 'IN_PROGRESS' and attempted_at < ? "
@@ -252,9 +252,9 @@ class SubscriptionsUnderGatewayFaultsIT extends PayingUserTest {
         decidePendingCharges(random);
         for (int round = 0; round < 6; round++) {
             clock.advance(settings.pendingWindow().plus(settings.settleAfter()).plusSeconds(1));
-            await(() -> reconciliation.reconcile());
+            await(() -> reconciliation.run());
             renewAllDue();
-            await(() -> reconciliation.reconcile());
+            await(() -> reconciliation.run());
             clock.advance(settings.strayWatch().plusSeconds(1));
             await(() -> strayCharges.run());
             await(() -> automaticRefunds.run());
