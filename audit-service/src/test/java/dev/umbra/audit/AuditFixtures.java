@@ -3,6 +3,7 @@ package dev.umbra.audit;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventCatalog;
 import dev.umbra.events.EventCodec;
+import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.KafkaProbe;
@@ -34,9 +35,16 @@ public final class AuditFixtures {
                 OutboxRecords.headers(eventType, aggregateType, eventId, occurredAt));
     }
 
-    /** The record as Debezium would have produced it at {@code recordedAt}: the record timestamp is the event's recorded_at. */
+    /**
+     * The record as Debezium would have produced it for a transaction committed at {@code recordedAt}: its source
+     * block in a header, whose ts_ms is the commit, and the record's timestamp a little later, when Debezium read it.
+     */
     public static ProducerRecord<String, byte[]> recordedAt(ProducerRecord<String, byte[]> record, Instant recordedAt) {
-        return new ProducerRecord<>(record.topic(), null, recordedAt.toEpochMilli(), record.key(), record.value(), record.headers());
+        ProducerRecord<String, byte[]> read = new ProducerRecord<>(record.topic(), null, recordedAt.plusMillis(250).toEpochMilli(),
+                record.key(), record.value(), record.headers());
+        read.headers().add(EventHeaders.SOURCE, ("{\"connector\":\"postgresql\",\"ts_ms\":" + recordedAt.toEpochMilli() + "}")
+                .getBytes(StandardCharsets.UTF_8));
+        return read;
     }
 
     public static long stored(UUID eventId) {

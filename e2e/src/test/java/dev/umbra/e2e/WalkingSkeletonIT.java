@@ -7,7 +7,9 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItems;
 
 import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.KafkaConnectWorker;
 import dev.umbra.devstack.LocalSystem;
+import dev.umbra.devstack.OutboxConnectors;
 import dev.umbra.devstack.ServiceProcess;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
@@ -17,7 +19,10 @@ import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.restassured.http.ContentType;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -76,6 +81,34 @@ class WalkingSkeletonIT {
             // the caller's trace went on in guild-service's request, its BotInstalled, licensing's consumer and its LicenseGranted
             assertThat(KafkaProbe.header(granted, EventHeaders.TRACE_PARENT)).startsWith("00-" + traceId + "-");
         }
+    }
+
+    @Test
+    void auditRecordsAnEventWhenItsTransactionCommittedNotWhenDebeziumReadIt() {
+        KafkaConnectWorker connect = Devstack.shared().connect();
+        String connector = OutboxConnectors.connectorName("guild");
+        String guildId = Snowflakes.random();
+        Instant beforeCommit;
+        Instant afterCommit;
+        connect.pause(connector);
+        try {
+            beforeCommit = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+            given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                    .body("{\"installerUserId\":\"223456789012345678\"}")
+                    .when().post("/guilds/{id}/installation", guildId)
+                    .then().statusCode(201);
+            afterCommit = Instant.now();
+            SystemClient.pause(Duration.ofSeconds(2));
+        } finally {
+            connect.resume(connector);
+        }
+
+        Map<String, String> audited = await().atMost(TIMEOUT).until(() -> given().baseUri(system.url("audit")).auth().oauth2(Tokens.admin())
+                .queryParam("aggregateType", Aggregates.GUILD).queryParam("aggregateId", guildId)
+                .when().get("/audit/events").then().statusCode(200).extract().<List<Map<String, String>>>path("events"), events -> events.size() == 1)
+                .get(0);
+        assertThat(Instant.parse(audited.get("recordedAt"))).isBetween(beforeCommit, afterCommit);
+        assertThat(Instant.parse(audited.get("processedAt"))).isAfter(afterCommit.plusSeconds(2));
     }
 
     @Test

@@ -106,12 +106,35 @@ public final class KafkaConnectWorker implements AutoCloseable {
         return name;
     }
 
+    /** Stops the connector reading its slot (Connect's pause): changes wait in the WAL until {@link #resume}. */
+    public void pause(String connector) {
+        changeState(connector, "pause", "PAUSED");
+    }
+
+    /** Lets a paused connector read on from where it stopped; returns once its task runs. */
+    public void resume(String connector) {
+        changeState(connector, "resume", "RUNNING");
+    }
+
+    private void changeState(String connector, String action, String state) {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + connector + "/" + action))
+                .PUT(HttpRequest.BodyPublishers.noBody()));
+        if (response.statusCode() / 100 != 2) {
+            throw new IllegalStateException("Connect refused to " + action + " " + connector + ": " + response.statusCode() + " " + response.body());
+        }
+        Await.until("connector " + connector + " " + state, Duration.ofSeconds(60), process, () -> inState(connector, state));
+    }
+
     public void delete(String connector) {
         connectors.remove(connector);
         send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + connector)).DELETE());
     }
 
     private boolean running(String connector) {
+        return inState(connector, "RUNNING");
+    }
+
+    private boolean inState(String connector, String state) {
         HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + connector + "/status")).GET());
         if (response.statusCode() != 200) {
             return false;
@@ -124,8 +147,8 @@ public final class KafkaConnectWorker implements AutoCloseable {
                     throw new IllegalStateException("connector " + connector + " failed: " + task.path("trace").asText());
                 }
             }
-            return "RUNNING".equals(status.path("connector").path("state").asText())
-                    && !tasks.isEmpty() && "RUNNING".equals(tasks.get(0).path("state").asText());
+            return state.equals(status.path("connector").path("state").asText())
+                    && !tasks.isEmpty() && state.equals(tasks.get(0).path("state").asText());
         } catch (IOException e) {
             return false;
         }

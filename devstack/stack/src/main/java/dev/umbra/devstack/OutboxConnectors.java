@@ -103,7 +103,18 @@ public final class OutboxConnectors {
         config.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
         config.put("topic.creation.default.partitions", "3");
         config.put("topic.creation.default.replication.factor", "-1");
-        config.put("transforms", "outbox");
+        // Debezium's record timestamp is when it read the change; the commit time is source.ts_ms, which the
+        // outbox router does not carry. Copying the source block into a header (before the router, which
+        // keeps headers) hands consumers the commit time: audit's recorded_at, the inbox's lag.
+        config.put("transforms", "source,outbox");
+        config.put("transforms.source.type", "org.apache.kafka.connect.transforms.HeaderFrom$Value");
+        config.put("transforms.source.fields", "source");
+        config.put("transforms.source.headers", "source");
+        config.put("transforms.source.operation", "copy");
+        config.put("transforms.source.predicate", "outboxTable");
+        config.put("predicates", "outboxTable");
+        config.put("predicates.outboxTable.type", "org.apache.kafka.connect.transforms.predicates.TopicNameMatches");
+        config.put("predicates.outboxTable.pattern", database + "\\.public\\.outbox_event");
         config.put("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
         config.put("transforms.outbox.table.field.event.id", "id");
         config.put("transforms.outbox.table.field.event.key", "aggregateid");

@@ -1,8 +1,9 @@
 package dev.umbra.events;
 
 /**
- * Kafka header names of the envelope. {@code id} is written by Debezium's outbox router itself;
- * the others come from the outbox columns through {@code table.fields.additional.placement}.
+ * Kafka header names of the envelope. {@code id} is written by Debezium's outbox router itself,
+ * {@code source} by a {@code HeaderFrom} transform before it; the others come from the outbox columns
+ * through {@code table.fields.additional.placement}.
  */
 public final class EventHeaders {
     public static final String EVENT_ID = "id";
@@ -12,6 +13,11 @@ public final class EventHeaders {
     public static final String SCHEMA_VERSION = "schemaVersion";
     public static final String TRACE_PARENT = "traceparent";
     public static final String SEQUENCE = "sequence";
+    /**
+     * Debezium's {@code source} block as JSON, copied by the connector: its {@code ts_ms} is when the
+     * outbox row's transaction committed. A record produced by hand or by a replay has none.
+     */
+    public static final String SOURCE = "source";
 
     private EventHeaders() {
     }

@@ -1,5 +1,6 @@
 package dev.umbra.platform.inbox;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.umbra.events.EventCodec;
 import dev.umbra.events.EventDecodingException;
 import dev.umbra.events.EventEnvelope;
@@ -35,7 +36,7 @@ final class IncomingEvents {
                     key,
                     required(headers, EventHeaders.EVENT_TYPE),
                     Instant.parse(required(headers, EventHeaders.OCCURRED_AT)),
-                    Instant.ofEpochMilli(record.timestamp()),
+                    recordedAt(record),
                     sequence(headers),
                     Integer.parseInt(required(headers, EventHeaders.SCHEMA_VERSION)),
                     optional(headers, EventHeaders.TRACE_PARENT),
@@ -43,6 +44,27 @@ final class IncomingEvents {
         } catch (IllegalArgumentException | DateTimeParseException e) {
             throw new EventDecodingException("malformed envelope header: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * When the event's transaction committed, as Debezium read it from the source database; a record that
+     * carries no source block (produced by a replay or by hand) has it as its timestamp.
+     */
+    private static Instant recordedAt(ConsumerRecord<?, byte[]> record) {
+        String source = optional(record.headers(), EventHeaders.SOURCE);
+        if (source == null) {
+            return Instant.ofEpochMilli(record.timestamp());
+        }
+        JsonNode committed;
+        try {
+            committed = EventCodec.parse(source.getBytes(StandardCharsets.UTF_8)).path("ts_ms");
+        } catch (EventDecodingException e) {
+            throw new EventDecodingException("header " + EventHeaders.SOURCE + " is not Debezium's source block", e);
+        }
+        if (!committed.isIntegralNumber()) {
+            throw new EventDecodingException("header " + EventHeaders.SOURCE + " has no ts_ms");
+        }
+        return Instant.ofEpochMilli(committed.longValue());
     }
 
     /** Records produced before the outbox assigned sequences carry none: 0, "unknown". */

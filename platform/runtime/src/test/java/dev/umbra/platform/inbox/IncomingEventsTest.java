@@ -1,0 +1,60 @@
+package dev.umbra.platform.inbox;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.umbra.events.EventDecodingException;
+import dev.umbra.events.EventHeaders;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.Test;
+
+class IncomingEventsTest {
+
+    private static final Instant COMMITTED = Instant.parse("2026-11-26T01:00:00.123Z");
+    private static final Instant READ_BY_DEBEZIUM = COMMITTED.plusSeconds(30);
+
+    @Test
+    void anEventWasRecordedWhenItsTransactionCommittedNotWhenDebeziumReadIt() {
+        String source = "{\"version\":\"3.7.0.Final\",\"connector\":\"postgresql\",\"name\":\"guild\",\"ts_ms\":"
+                + COMMITTED.toEpochMilli() + ",\"snapshot\":\"false\",\"db\":\"guild\",\"sequence\":\"[\\\"24023928\\\",\\\"24023928\\\"]\","
+                + "\"schema\":\"public\",\"table\":\"outbox_event\",\"txId\":771,\"lsn\":24023928,\"xmin\":null}";
+
+        assertEquals(COMMITTED, IncomingEvents.decode(record(source)).recordedAt());
+    }
+
+    @Test
+    void aRecordWithoutASourceBlockWasRecordedAtItsTimestamp() {
+        // what a replay or an operator's re-produced record without the header carries
+        assertEquals(READ_BY_DEBEZIUM, IncomingEvents.decode(record(null)).recordedAt());
+    }
+
+    @Test
+    void aSourceBlockThatIsNotDebeziumsCanNeverBeDecoded() {
+        assertThrows(EventDecodingException.class, () -> IncomingEvents.decode(record("not json")));
+        assertThrows(EventDecodingException.class, () -> IncomingEvents.decode(record("{\"ts_ms\":\"yesterday\"}")));
+    }
+
+    private static ConsumerRecord<String, byte[]> record(String source) {
+        RecordHeaders headers = new RecordHeaders();
+        header(headers, EventHeaders.EVENT_ID, UUID.randomUUID().toString());
+        header(headers, EventHeaders.EVENT_TYPE, "BotInstalled");
+        header(headers, EventHeaders.AGGREGATE_TYPE, "guild");
+        header(headers, EventHeaders.OCCURRED_AT, COMMITTED.minusMillis(5).toString());
+        header(headers, EventHeaders.SCHEMA_VERSION, "1");
+        if (source != null) {
+            header(headers, EventHeaders.SOURCE, source);
+        }
+        return new ConsumerRecord<>("umbra.guild", 0, 42L, READ_BY_DEBEZIUM.toEpochMilli(), TimestampType.CREATE_TIME, 0, 0,
+                "123456789012345678", "{\"guildId\":\"123456789012345678\"}".getBytes(StandardCharsets.UTF_8), headers, Optional.empty());
+    }
+
+    private static void header(RecordHeaders headers, String name, String value) {
+        headers.add(name, value.getBytes(StandardCharsets.UTF_8));
+    }
+}
