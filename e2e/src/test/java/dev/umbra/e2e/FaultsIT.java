@@ -5,6 +5,7 @@ import static dev.umbra.e2e.SystemClient.pause;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.devstack.Devstack;
@@ -49,6 +50,7 @@ class FaultsIT {
     private static final int CLIENTS = 4;
     private static final int INSTALLS_BEFORE = 60;
     private static final int INSTALLS_AFTER = 60;
+    private static final int KICKED = 10;
 
     private final LocalSystem system = RunningSystem.get();
     private final SystemClient umbra = new SystemClient();
@@ -84,6 +86,9 @@ class FaultsIT {
         system.crash("licensing");
         // the burst goes on while the consumer is down: guild-service does not depend on it
         installAll(after);
+        // and some of those guilds kick the bot at once: their install and kick both wait for licensing
+        List<String> kicked = after.subList(0, KICKED);
+        kicked.forEach(umbra::kick);
         system.restart("licensing");
 
         List<String> all = new ArrayList<>(before);
@@ -92,6 +97,10 @@ class FaultsIT {
         SystemClient.awaitAllConsumed();
 
         assertOneGrantPerGuild(all);
+        kicked.forEach(guild -> umbra.entitlements(guild).body("status", equalTo("SUSPENDED")));
+        // licensing, recovery and audit applied each guild's install before its kick; guild, recovery and audit the license's grant before its suspension
+        SystemClient.assertAppliedInOrder(Aggregates.GUILD, kicked);
+        SystemClient.assertAppliedInOrder(Aggregates.LICENSE, kicked.stream().map(guild -> umbra.license(guild).extract().<String>path("licenseId")).toList());
     }
 
     @FaultSuite

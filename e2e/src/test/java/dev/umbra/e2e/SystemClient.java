@@ -210,7 +210,16 @@ final class SystemClient {
      * transaction share a time and are in order by the inbox's rule.
      */
     static void assertAppliedInOrder(String aggregateType, String aggregateId) {
+        assertAppliedInOrder(aggregateType, List.of(aggregateId));
+    }
+
+    /** {@link #assertAppliedInOrder(String, String)} for each of the aggregates, once every consumer caught up. */
+    static void assertAppliedInOrder(String aggregateType, List<String> aggregateIds) {
         awaitAllConsumed();
+        aggregateIds.forEach(aggregateId -> appliedInOrder(aggregateType, aggregateId));
+    }
+
+    private static void appliedInOrder(String aggregateType, String aggregateId) {
         Map<String, Long> sequence = new HashMap<>();
         String stored = Database.of("audit").text("select coalesce(string_agg(event_id::text || ' ' || sequence, ','), '') from audit_log "
                 + "where aggregate_type = ? and aggregate_id = ?", aggregateType, aggregateId);

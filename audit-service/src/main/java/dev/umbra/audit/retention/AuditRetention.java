@@ -19,7 +19,8 @@ import org.jboss.logging.Logger;
 /**
  * Keeps the audit log's month partitions: creates the coming months' ahead of time and drops whole
  * months older than {@link RetentionSettings#keepMonths()} (rows are never deleted one by one: the log
- * refuses DELETE). Runs are one item of the {@value #QUEUE} work queue, leased by one replica at a time
+ * refuses DELETE). Rows that fell into a default partition (no month took them) are first moved into
+ * their months, or dropped with the old default when they are older than what is kept. Runs are one item of the {@value #QUEUE} work queue, leased by one replica at a time
  * and put back in line for the next run.
  */
 @ApplicationScoped
@@ -30,8 +31,8 @@ public class AuditRetention implements RecurringWork {
     private static final String PARTITIONS = "select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid "
             + "join pg_class p on p.oid = i.inhparent where p.relname in ('audit_log', 'audit_guild')";
 
-    /** What a run did. */
-    public record RunSummary(int created, List<String> dropped) {
+    /** What a run did; {@code rehomed}: rows moved out of the default partitions into their months. */
+    public record RunSummary(int created, List<String> dropped, int rehomed) {
     }
 
     private final RetentionSettings settings;
@@ -69,18 +70,21 @@ public class AuditRetention implements RecurringWork {
         Instant now = clock.instant();
         Instant keptFrom = MonthPartitions.keptFrom(now, settings.keepMonths());
         return Panache.withTransaction(() -> Panache.getSession().chain(session -> NativeSelects
-                        .select(session, "select audit_create_partitions(cast($1 as timestamptz), $2)", now, settings.monthsAhead() + 1)
+                        .select(session, "select audit_rehome_default(cast($1 as timestamptz))", keptFrom)
                         .map(NativeSelects.single(Integer.class))
-                        .chain(created -> NativeSelects.select(session, PARTITIONS).map(NativeSelects.column(String.class))
-                                .map(names -> MonthPartitions.toDrop(names, keptFrom))
-                                .chain(dropped -> drop(dropped, 0)
-                                        .chain(() -> session.createNativeQuery("delete from audit_unattributed where occurred_at < cast(?1 as timestamptz)")
-                                                .setParameter(1, keptFrom.atOffset(ZoneOffset.UTC)).executeUpdate())
-                                        .replaceWith(new RunSummary(created, dropped))))))
+                        .chain(rehomed -> NativeSelects
+                                .select(session, "select audit_create_partitions(cast($1 as timestamptz), $2)", now, settings.monthsAhead() + 1)
+                                .map(NativeSelects.single(Integer.class))
+                                .chain(created -> NativeSelects.select(session, PARTITIONS).map(NativeSelects.column(String.class))
+                                        .map(names -> MonthPartitions.toDrop(names, keptFrom))
+                                        .chain(dropped -> drop(dropped, 0)
+                                                .chain(() -> session.createNativeQuery("delete from audit_unattributed where occurred_at < cast(?1 as timestamptz)")
+                                                        .setParameter(1, keptFrom.atOffset(ZoneOffset.UTC)).executeUpdate())
+                                                .replaceWith(new RunSummary(created, dropped, rehomed)))))))
                 .invoke(summary -> {
-                    if (summary.created() > 0 || !summary.dropped().isEmpty()) {
-                        LOG.infof("audit retention created %d month partitions and dropped %s (kept from %s)", summary.created(),
-                                summary.dropped(), keptFrom);
+                    if (summary.created() > 0 || !summary.dropped().isEmpty() || summary.rehomed() > 0) {
+                        LOG.infof("audit retention moved %d rows out of the default partitions into their months, created %d month partitions ahead and "
+                                + "dropped %s (kept from %s)", summary.rehomed(), summary.created(), summary.dropped(), keptFrom);
                     }
                 });
     }

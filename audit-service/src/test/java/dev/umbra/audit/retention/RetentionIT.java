@@ -84,4 +84,46 @@ class RetentionIT {
             assertThat(exists("audit_guild_" + thisMonth.plusMonths(ahead).format(month))).isTrue();
         }
     }
+
+    @Test
+    void rowsThatFellIntoADefaultPartitionMoveIntoTheirMonthOrAreDroppedWhenOlderThanWhatIsKept() throws Throwable {
+        // no month partition takes these: one months ahead of those made in advance (a producer's clock), one older than kept
+        YearMonth thisMonth = YearMonth.now(ZoneOffset.UTC);
+        DateTimeFormatter month = DateTimeFormatter.ofPattern("yyyy_MM");
+        YearMonth aheadMonth = thisMonth.plusMonths(9);
+        Instant ahead = aheadMonth.atDay(10).atStartOfDay(ZoneOffset.UTC).toInstant();
+        Instant tooOld = thisMonth.minusMonths(30).atDay(10).atStartOfDay(ZoneOffset.UTC).toInstant();
+        String guild = Snowflakes.random();
+        UUID early = UUID.randomUUID();
+        UUID old = UUID.randomUUID();
+        KafkaProbe.produceAll(List.of(
+                record(new BotInstalled(guild, Snowflakes.random()), early, ahead),
+                record(new BotInstalled(guild, Snowflakes.random()), old, tooOld)));
+        await().atMost(WAIT).until(() -> stored(early) + stored(old) == 2);
+        assertThat(partitionOf(early)).isEqualTo("audit_log_default");
+        assertThat(partitionOf(old)).isEqualTo("audit_log_default");
+        assertThat(guildPartitionOf(early)).isEqualTo("audit_guild_default");
+
+        VertxContextSupport.subscribeAndAwait(() -> retention.runSoon());
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> retention.runOnce())).isEqualTo(1);
+
+        assertThat(partitionOf(early)).isEqualTo("audit_log_" + aheadMonth.format(month));
+        assertThat(guildPartitionOf(early)).isEqualTo("audit_guild_" + aheadMonth.format(month));
+        assertThat(DB.text("select guild_id from audit_guild where event_id = ?", early)).isEqualTo(guild);
+        assertThat(stored(old)).isZero();
+        assertThat(DB.count("select count(*) from audit_guild where event_id = ?", old)).isZero();
+        assertThat(DB.count("select count(*) from audit_log_default")).isZero();
+        assertThat(DB.count("select count(*) from pg_trigger where tgrelid = 'audit_log_default'::regclass and tgname = 'no_truncate'"))
+                .as("the new default refuses TRUNCATE like the one it replaced").isOne();
+
+        // the rest of that month goes to its own partition now
+        UUID later = UUID.randomUUID();
+        KafkaProbe.produceAll(List.of(record(new BotInstalled(guild, Snowflakes.random()), later, ahead.plus(Duration.ofDays(3)))));
+        await().atMost(WAIT).until(() -> stored(later) == 1);
+        assertThat(partitionOf(later)).isEqualTo("audit_log_" + aheadMonth.format(month));
+    }
+
+    private static String guildPartitionOf(UUID eventId) {
+        return DB.text("select tableoid::regclass::text from audit_guild where event_id = ?", eventId);
+    }
 }
