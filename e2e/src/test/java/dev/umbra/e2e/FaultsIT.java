@@ -99,8 +99,8 @@ class FaultsIT {
         assertOneGrantPerGuild(all);
         kicked.forEach(guild -> umbra.entitlements(guild).body("status", equalTo("SUSPENDED")));
         // licensing, recovery and audit applied each guild's install before its kick; guild, recovery and audit the license's grant before its suspension
-        SystemClient.assertAppliedInOrder(Aggregates.GUILD, kicked);
-        SystemClient.assertAppliedInOrder(Aggregates.LICENSE, kicked.stream().map(guild -> umbra.license(guild).extract().<String>path("licenseId")).toList());
+        SystemClient.assertEachAppliedInOrder(Aggregates.GUILD, kicked);
+        SystemClient.assertEachAppliedInOrder(Aggregates.LICENSE, kicked.stream().map(guild -> umbra.license(guild).extract().<String>path("licenseId")).toList());
     }
 
     @FaultSuite

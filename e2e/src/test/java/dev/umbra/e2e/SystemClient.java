@@ -210,11 +210,11 @@ final class SystemClient {
      * transaction share a time and are in order by the inbox's rule.
      */
     static void assertAppliedInOrder(String aggregateType, String aggregateId) {
-        assertAppliedInOrder(aggregateType, List.of(aggregateId));
+        assertEachAppliedInOrder(aggregateType, List.of(aggregateId));
     }
 
     /** {@link #assertAppliedInOrder(String, String)} for each of the aggregates, once every consumer caught up. */
-    static void assertAppliedInOrder(String aggregateType, List<String> aggregateIds) {
+    static void assertEachAppliedInOrder(String aggregateType, List<String> aggregateIds) {
         awaitAllConsumed();
         aggregateIds.forEach(aggregateId -> appliedInOrder(aggregateType, aggregateId));
     }
