@@ -2,9 +2,9 @@ package dev.umbra.billing.invoice;
 
 import dev.umbra.billing.gateway.GatewayGuard;
 import dev.umbra.billing.gateway.GatewayGuards;
-import dev.umbra.billing.gateway.GatewayJob;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayCancel;
+import dev.umbra.billing.payment.GatewayJob;
 import dev.umbra.billing.payment.ReconciliationSettings;
 import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.PagedRun;

@@ -1,6 +1,6 @@
-package dev.umbra.billing.gateway;
+package dev.umbra.billing.payment;
 
-import dev.umbra.billing.payment.ReconciliationSettings;
+import dev.umbra.billing.gateway.GatewayGuard;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
@@ -16,7 +16,7 @@ import java.time.Clock;
 public abstract class GatewayJob implements RecurringWork {
 
     private final String queue;
-    protected final GatewayGuard lookups;
+    private final GatewayGuard lookups;
     protected final ReconciliationSettings settings;
     protected final Clock clock;
 
@@ -36,17 +36,17 @@ public abstract class GatewayJob implements RecurringWork {
     public abstract Uni<?> run();
 
     @Override
-    public final String queue() {
+    public String queue() {
         return queue;
     }
 
     @Override
-    public final boolean ready() {
+    public boolean ready() {
         return !lookups.circuitOpen();
     }
 
     @Override
-    public final Uni<Outcome> handle(WorkItem item) {
+    public Uni<Outcome> handle(WorkItem item) {
         return RecurringWork.nextRunAt(clock.instant().plus(settings.interval()), run());
     }
 }

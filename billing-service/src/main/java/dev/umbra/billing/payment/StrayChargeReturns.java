@@ -3,7 +3,6 @@ package dev.umbra.billing.payment;
 import dev.umbra.billing.gateway.CancelOutcome;
 import dev.umbra.billing.gateway.GatewayGuard;
 import dev.umbra.billing.gateway.GatewayGuards;
-import dev.umbra.billing.gateway.GatewayJob;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayCancel;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayPayment;
