@@ -18,6 +18,9 @@ begin
     foreach parent in array array['audit_log', 'audit_guild'] loop
         execute format('select exists (select 1 from %I)', parent || '_default') into strict taken;
         continue when not taken;
+        -- detaching locks the table whole: give up after a few seconds rather than stall ingest and queries
+        -- behind a long reader (or meet one in a deadlock); the next retention run tries again
+        perform set_config('lock_timeout', '5s', true);
         detached := parent || '_default_detached';
         execute format('alter table %I detach partition %I', parent, parent || '_default');
         execute format('alter table %I rename to %I', parent || '_default', detached);
@@ -26,8 +29,8 @@ begin
                                     || 'from %I where occurred_at >= %L', detached, kept_from) loop
             perform audit_create_month_tables(month, 1);
         end loop;
-        select string_agg(quote_ident(column_name), ', ' order by ordinal_position) into strict columns
-        from information_schema.columns where table_schema = current_schema() and table_name = parent;
+        select string_agg(quote_ident(attname), ', ' order by attnum) into strict columns
+        from pg_attribute where attrelid = parent::regclass and attnum > 0 and not attisdropped;
         execute format('insert into %I (%s) select %s from %I where occurred_at >= %L', parent, columns, columns, detached, kept_from);
         get diagnostics rows = row_count;
         moved := moved + rows;

@@ -61,6 +61,9 @@ public class Replay extends PanacheEntityBase {
     @Column(name = "cursor_recorded_at")
     public Instant cursorRecordedAt;
 
+    @Column(name = "cursor_sequence")
+    public Long cursorSequence;
+
     @Column(name = "cursor_event_id")
     public UUID cursorEventId;
 

@@ -65,7 +65,7 @@ public class ReplayWorker implements WorkHandler {
                     }
                     replay.status = ReplayStatus.RUNNING;
                     return new Round(replay.replayScope(), replay.cursorEventId == null ? Cursor.START
-                            : new Cursor(replay.cursorRecordedAt, replay.cursorEventId));
+                            : new Cursor(replay.cursorRecordedAt, replay.cursorSequence, replay.cursorEventId));
                 }))
                 .chain(round -> round == null ? Uni.createFrom().item(Outcome.done()) : publishNext(item, id, round))
                 .onFailure().recoverWithItem(error -> unavailable(error) ? Outcome.unavailable("replay paused: " + error, null)
@@ -118,6 +118,7 @@ public class ReplayWorker implements WorkHandler {
                     if (!batch.isEmpty()) {
                         StoredEvent end = batch.get(batch.size() - 1);
                         replay.cursorRecordedAt = end.recordedAt();
+                        replay.cursorSequence = end.sequence();
                         replay.cursorEventId = end.eventId();
                     }
                     if (replay.status.finished()) {

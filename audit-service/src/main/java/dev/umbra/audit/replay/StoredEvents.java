@@ -27,10 +27,13 @@ public class StoredEvents {
         }
     }
 
-    /** Where a replay stands: after this event, in recorded order. */
-    public record Cursor(Instant recordedAt, UUID eventId) {
+    /**
+     * Where a replay stands: after this event, in recorded order. Events committed in one millisecond (one
+     * transaction's, say) share their recorded_at: an aggregate's come in the order of their sequence.
+     */
+    public record Cursor(Instant recordedAt, long sequence, UUID eventId) {
 
-        static final Cursor START = new Cursor(Instant.EPOCH, new UUID(0, 0));
+        static final Cursor START = new Cursor(Instant.EPOCH, 0, new UUID(0, 0));
     }
 
     public record Count(int total, int masked) {
@@ -41,7 +44,7 @@ public class StoredEvents {
             + " and (cast($3 as timestamptz) is null or occurred_at >= $3) and (cast($4 as timestamptz) is null or occurred_at < $4)";
     private static final String BATCH = "select event_id, recorded_at, occurred_at, aggregate_type, aggregate_id, event_type, schema_version,"
             + " sequence, trace_context, payload::text, jsonb_array_length(masked_fields) > 0, source_topic" + IN_SCOPE
-            + " and (recorded_at, event_id) > ($5, $6) order by recorded_at, event_id limit $7";
+            + " and (recorded_at, sequence, event_id) > ($5, $6, $7) order by recorded_at, sequence, event_id limit $8";
     private static final String COUNT = "select count(*), count(*) filter (where jsonb_array_length(masked_fields) > 0)" + IN_SCOPE;
 
     private final Pool pool;
@@ -58,7 +61,8 @@ public class StoredEvents {
     }
 
     public Uni<List<StoredEvent>> after(ReplayScope scope, Cursor cursor, int limit) {
-        Tuple arguments = scope(scope).addValue(utc(cursor.recordedAt())).addUUID(cursor.eventId()).addInteger(limit);
+        Tuple arguments = scope(scope).addValue(utc(cursor.recordedAt())).addLong(cursor.sequence()).addUUID(cursor.eventId())
+                .addInteger(limit);
         return Statements.execute(pool, BATCH, arguments).map(rows -> {
             List<StoredEvent> events = new ArrayList<>();
             for (Row row : rows) {

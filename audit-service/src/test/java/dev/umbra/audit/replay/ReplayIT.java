@@ -19,6 +19,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -28,6 +29,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -64,6 +66,37 @@ class ReplayIT {
     private static String finished(String replay) {
         return await().atMost(WAIT).until(() -> given().auth().oauth2(Tokens.admin()).get("/audit/replays/{id}", replay).then().statusCode(200)
                 .extract().path("status"), status -> !status.equals("QUEUED") && !status.equals("RUNNING"));
+    }
+
+    @Test
+    void eventsOfOneTransactionShareTheirCommitAndAreReplayedInTheirAggregatesOrderNotTheirIds() {
+        String aggregate = "probe-" + UUID.randomUUID();
+        Instant committed = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        // ids in descending order: the reverse of the sequence, so an order by id alone would publish them backwards
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ids.add(new UUID(Long.MAX_VALUE - i, ThreadLocalRandom.current().nextLong()));
+        }
+        List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            ProducerRecord<String, byte[]> record = recordedAt(record("audit_probe", aggregate, "ProbeReported", "{\"n\":" + i + "}", ids.get(i),
+                    committed), committed);
+            record.headers().add(EventHeaders.SEQUENCE, Long.toString(i + 1).getBytes(StandardCharsets.UTF_8));
+            records.add(record);
+        }
+        KafkaProbe.produceAll(records);
+        await().atMost(WAIT).until(() -> ids.stream().mapToLong(id -> stored(id)).sum() == ids.size());
+
+        String replay = ask("{\"aggregateType\":\"audit_probe\",\"aggregateId\":\"" + aggregate + "\"}").then().statusCode(202)
+                .extract().path("id");
+        assertThat(finished(replay)).isEqualTo("COMPLETED");
+        try (KafkaProbe topic = KafkaProbe.read(TOPIC)) {
+            topic.awaitRecord(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER))
+                    && ids.get(ids.size() - 1).toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), WAIT);
+            assertThat(topic.seen().stream().filter(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER)))
+                    .map(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID)).toList())
+                    .containsExactlyElementsOf(ids.stream().map(UUID::toString).toList());
+        }
     }
 
     @Test
