@@ -3,7 +3,9 @@ package dev.umbra.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.devstack.ComposeSecrets;
+import dev.umbra.devstack.OutboxConnectors;
 import dev.umbra.devstack.ServiceRegistry;
 import dev.umbra.devstack.UmbraService;
 import dev.umbra.events.EventCatalog;
@@ -144,6 +146,19 @@ class ComposeFileTest {
                     .as("connectors wait for %s's migration", service.module()).isEqualTo("service_healthy");
         }
         assertThat(Files.readString(ROOT.resolve("deploy/compose/register-connectors.sh"))).contains("/connectors/*.json");
+    }
+
+    /** register-connectors.sh cuts each file by lines (no JSON tool in its image): the name on line 2, the configuration after it. */
+    @Test
+    void theRegistrarReadsEachConnectorFileAsItIsLaidOut() throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        for (UmbraService service : ServiceRegistry.SERVICES.stream().filter(UmbraService::hasOutbox).toList()) {
+            Path file = ROOT.resolve("deploy/connectors").resolve(OutboxConnectors.fileName(service));
+            List<String> lines = Files.readAllLines(file);
+            JsonNode whole = json.readTree(file.toFile());
+            assertThat(lines.get(1)).isEqualTo("  \"name\": \"" + whole.path("name").asText() + "\",");
+            assertThat(json.readTree("{" + String.join("\n", lines.subList(3, lines.size() - 1)))).isEqualTo(whole.path("config"));
+        }
     }
 
     @Test

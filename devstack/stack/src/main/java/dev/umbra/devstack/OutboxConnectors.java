@@ -101,6 +101,8 @@ public final class OutboxConnectors {
         config.put("tombstones.on.delete", "false");
         config.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
         config.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
+        // headers as plain text (the source block as JSON), whatever the worker's default
+        config.put("header.converter", "org.apache.kafka.connect.storage.SimpleHeaderConverter");
         config.put("topic.creation.default.partitions", "3");
         config.put("topic.creation.default.replication.factor", "-1");
         // Debezium's record timestamp is when it read the change; the commit time is source.ts_ms, which the

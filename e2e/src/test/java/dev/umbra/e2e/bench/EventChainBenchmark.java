@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * open loop at a fixed rate, and measures per guild, from when its request was due: the HTTP call,
  * until BotInstalled is on Kafka (commit → Debezium → topic), until licensing's LicenseGranted is on
  * Kafka (two services, two outboxes, two connectors); and, from licensing's inbox rows, from the
- * event's capture (recorded_at, the Kafka timestamp) to the consumer's transaction (processed_at).
+ * event's commit in guild-service (recorded_at, Debezium's source.ts_ms) to the consumer's transaction (processed_at).
  * Alone: {@code ./mvnw -pl e2e -am verify -Dit.test=EventChainBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false}
  * ({@code -Dbench.rate}, {@code -Dbench.seconds}); {@code ./bench} runs it within the whole suite.
  */

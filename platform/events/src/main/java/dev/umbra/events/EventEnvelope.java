@@ -10,7 +10,8 @@ import java.util.UUID;
  *
  * @param eventId        the dedupe key of every consumer
  * @param occurredAt     when it happened in the world
- * @param recordedAt     when it was committed and captured (the Kafka record timestamp set by Debezium); null before that
+ * @param recordedAt     when its transaction committed (Debezium's source.ts_ms, from the record's {@code source} header;
+ *                       the record timestamp when it has none); null before that
  * @param sequence       its position in its aggregate's stream, from 1, assigned by the outbox in the writing
  *                       transaction; 0 before that, or for a record whose producer sent none
  * @param traceContext   W3C traceparent of the request or event that caused it, if any

@@ -16,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * fault: transient ones and conflicts (a race lost to another transaction) are retried without limit
  * while their partition waits, deterministic ones a
  * bounded number of times) and
- * {@code umbra_inbox_lag_seconds}: from the event's capture (recorded_at) to its processing.
+ * {@code umbra_inbox_lag_seconds}: from the commit of the event's transaction in its producer (recorded_at) to
+ * its processing, so a connector that lags counts too.
  */
 @ApplicationScoped
 public class InboxMetrics {

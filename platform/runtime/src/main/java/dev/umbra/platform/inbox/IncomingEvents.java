@@ -6,15 +6,22 @@ import dev.umbra.events.EventDecodingException;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.events.EventHeaders;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
+import org.jboss.logging.Logger;
 
 /** Reads the envelope of a record written by Debezium's outbox event router. */
 final class IncomingEvents {
+
+    private static final Logger LOG = Logger.getLogger(IncomingEvents.class);
+    private static final Duration UNREADABLE_SOURCE_WARNING_INTERVAL = Duration.ofMinutes(1);
+    private static final AtomicLong lastUnreadableSource = new AtomicLong();
 
     private IncomingEvents() {
     }
@@ -48,23 +55,31 @@ final class IncomingEvents {
 
     /**
      * When the event's transaction committed, as Debezium read it from the source database; a record that
-     * carries no source block (produced by a replay or by hand) has it as its timestamp.
+     * carries no source block (produced by a replay or by hand) has it as its timestamp. A source block
+     * that cannot be read (a Connect worker whose header converter is not the simple one, a header edited by
+     * hand) costs the commit time only, never the event: the timestamp stands in, with a WARN a minute.
      */
     private static Instant recordedAt(ConsumerRecord<?, byte[]> record) {
+        Instant read = Instant.ofEpochMilli(record.timestamp());
         String source = optional(record.headers(), EventHeaders.SOURCE);
         if (source == null) {
-            return Instant.ofEpochMilli(record.timestamp());
+            return read;
         }
-        JsonNode committed;
         try {
-            committed = EventCodec.parse(source.getBytes(StandardCharsets.UTF_8)).path("ts_ms");
-        } catch (EventDecodingException e) {
-            throw new EventDecodingException("header " + EventHeaders.SOURCE + " is not Debezium's source block", e);
+            JsonNode committed = EventCodec.parse(source.getBytes(StandardCharsets.UTF_8)).path("ts_ms");
+            if (committed.isIntegralNumber()) {
+                return Instant.ofEpochMilli(committed.longValue());
+            }
+        } catch (EventDecodingException notJson) {
+            // not JSON: read as a block without ts_ms
         }
-        if (!committed.isIntegralNumber()) {
-            throw new EventDecodingException("header " + EventHeaders.SOURCE + " has no ts_ms");
+        long now = System.nanoTime();
+        long last = lastUnreadableSource.get();
+        if ((last == 0 || now - last >= UNREADABLE_SOURCE_WARNING_INTERVAL.toNanos()) && lastUnreadableSource.compareAndSet(last, now)) {
+            LOG.warnf("%s-%d@%d: header %s has no ts_ms (is the connector's header.converter SimpleHeaderConverter?); "
+                    + "its timestamp stands in for the commit time", record.topic(), record.partition(), record.offset(), EventHeaders.SOURCE);
         }
-        return Instant.ofEpochMilli(committed.longValue());
+        return read;
     }
 
     /** Records produced before the outbox assigned sequences carry none: 0, "unknown". */
