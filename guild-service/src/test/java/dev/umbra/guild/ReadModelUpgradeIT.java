@@ -5,16 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PostgresServer;
 import dev.umbra.testing.Database;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.URL;
+import dev.umbra.testing.SchemaMigrations;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Collections;
-import java.util.Properties;
 import java.util.UUID;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -34,15 +29,13 @@ class ReadModelUpgradeIT {
     }
 
     @Test
-    void anUpgradedDatabaseKeepsEveryGuildMappingAndPlan() throws SQLException, IOException {
+    void anUpgradedDatabaseKeepsEveryGuildMappingAndPlan() throws SQLException {
         POSTGRES.createDatabase(DATABASE);
-        migrate("4");
+        SchemaMigrations.upTo(POSTGRES, DATABASE, "4");
         UUID license = UUID.randomUUID();
         UUID subscription = UUID.randomUUID();
+        SchemaMigrations.withoutPlatformReadModels(POSTGRES, DATABASE);
         try (Connection connection = POSTGRES.connect(DATABASE); Statement statement = connection.createStatement()) {
-            // the previous release had no V0_6
-            statement.execute("drop table aggregate_guild, license_plan");
-            statement.execute("delete from flyway_schema_history where version = '0.6'");
             statement.execute("insert into guild_of (aggregate_type, aggregate_id, guild_id) values "
                     + "('license', '" + license + "', '123456789012345678'), "
                     + "('subscription', '" + subscription + "', '123456789012345678')");
@@ -50,7 +43,7 @@ class ReadModelUpgradeIT {
                     + "('" + license + "', '123456789012345678', 'PRO', '2026-11-01T10:00:00Z', 'SUSPENDED', '2026-11-02T10:00:00Z')");
         }
 
-        migrate(null);
+        SchemaMigrations.toLatest(POSTGRES, DATABASE);
 
         Database db = Database.of(DATABASE);
         assertThat(db.count("select count(*) from aggregate_guild where guild_id = '123456789012345678' "
@@ -59,24 +52,5 @@ class ReadModelUpgradeIT {
         assertThat(db.text("select guild_id || ' ' || plan || ' ' || status || ' ' || (plan_at < status_at) from license_plan "
                 + "where license_id = ?::uuid", license.toString())).isEqualTo("123456789012345678 PRO SUSPENDED true");
         assertThat(db.count("select count(*) from pg_tables where tablename in ('guild_of', 'guild_plan')")).isZero();
-    }
-
-    /** Migrates with the Flyway settings every service starts with (platform runtime's defaults). */
-    private static void migrate(String target) throws IOException {
-        Properties platform = new Properties();
-        for (URL defaults : Collections.list(ReadModelUpgradeIT.class.getClassLoader().getResources("META-INF/microprofile-config.properties"))) {
-            try (InputStream in = defaults.openStream()) {
-                Properties candidate = new Properties();
-                candidate.load(in);
-                if (candidate.containsKey("quarkus.flyway.locations")) {
-                    platform = candidate;
-                }
-            }
-        }
-        var configuration = Flyway.configure()
-                .dataSource(POSTGRES.jdbcUrl(DATABASE), POSTGRES.user(), POSTGRES.password())
-                .locations(platform.getProperty("quarkus.flyway.locations").split(","))
-                .outOfOrder(Boolean.parseBoolean(platform.getProperty("quarkus.flyway.out-of-order")));
-        (target == null ? configuration : configuration.target(target)).load().migrate();
     }
 }
