@@ -30,11 +30,9 @@ class ReadModelUpgradeIT {
 
     @Test
     void anUpgradedDatabaseKeepsEveryGuildMappingAndPlan() throws SQLException {
-        POSTGRES.createDatabase(DATABASE);
-        SchemaMigrations.upTo(POSTGRES, DATABASE, "4");
+        SchemaMigrations.releasedBeforeReadModels(POSTGRES, DATABASE, "4");
         UUID license = UUID.randomUUID();
         UUID subscription = UUID.randomUUID();
-        SchemaMigrations.withoutPlatformReadModels(POSTGRES, DATABASE);
         try (Connection connection = POSTGRES.connect(DATABASE); Statement statement = connection.createStatement()) {
             statement.execute("insert into guild_of (aggregate_type, aggregate_id, guild_id) values "
                     + "('license', '" + license + "', '123456789012345678'), "

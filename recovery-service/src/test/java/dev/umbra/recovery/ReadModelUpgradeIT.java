@@ -30,9 +30,7 @@ class ReadModelUpgradeIT {
 
     @Test
     void anUpgradedDatabaseKeepsEveryGuildsPlanAndWhatItKnewOfIt() throws SQLException {
-        POSTGRES.createDatabase(DATABASE);
-        SchemaMigrations.upTo(POSTGRES, DATABASE, "3");
-        SchemaMigrations.withoutPlatformReadModels(POSTGRES, DATABASE);
+        SchemaMigrations.releasedBeforeReadModels(POSTGRES, DATABASE, "3");
         UUID suspended = UUID.randomUUID();
         UUID guildNotYetKnown = UUID.randomUUID();
         try (Connection connection = POSTGRES.connect(DATABASE); Statement statement = connection.createStatement()) {

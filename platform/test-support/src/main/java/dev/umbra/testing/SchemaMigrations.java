@@ -41,6 +41,16 @@ public final class SchemaMigrations {
         }
     }
 
+    /**
+     * A new {@code database} as a release from before the platform's read models left it: the service's
+     * migrations up to {@code version}, the platform's without V0_6 ({@link #withoutPlatformReadModels}).
+     */
+    public static void releasedBeforeReadModels(PostgresServer postgres, String database, String version) {
+        postgres.createDatabase(database);
+        upTo(postgres, database, version);
+        withoutPlatformReadModels(postgres, database);
+    }
+
     /** Migrates {@code database} to the service's last migration. */
     public static void toLatest(PostgresServer postgres, String database) {
         configuration(postgres, database).load().migrate();
