@@ -35,6 +35,13 @@ public final class BillingFixtures {
                 .when().post("/subscriptions");
     }
 
+    /** The user pays the subscription with another of their billing keys. */
+    public static Response payWith(UUID userId, UUID subscriptionId, UUID billingKeyId) {
+        return given().auth().oauth2(Tokens.user(userId.toString())).contentType(ContentType.JSON)
+                .body("{\"billingKeyId\":\"" + billingKeyId + "\"}")
+                .when().put("/subscriptions/{id}/billing-key", subscriptionId);
+    }
+
     /** The invoices of a subscription, as an operator reads them, newest first. */
     public static List<Map<String, Object>> invoicesOf(UUID subscriptionId) {
         return given().auth().oauth2(Tokens.admin()).when().get("/subscriptions/{id}/invoices", subscriptionId)

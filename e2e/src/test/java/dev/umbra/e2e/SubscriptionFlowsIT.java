@@ -89,7 +89,7 @@ class SubscriptionFlowsIT {
     }
 
     @Test
-    void flowThreeAKickSuspendsTheSubscriptionAndItsEchoChangesNothingMore() {
+    void flowThreeAKickSuspendsTheSubscriptionItsEchoChangesNothingMoreAndTheBotsReturnResumesIt() {
         Subscribed paid = umbra.subscribedToPro();
         await().atMost(TIMEOUT).untilAsserted(() -> umbra.entitlements(paid.guildId()).body("entitledPlan", equalTo("PRO")));
         String licenseId = umbra.license(paid.guildId()).extract().path("licenseId");
@@ -107,6 +107,20 @@ class SubscriptionFlowsIT {
         await().atMost(TIMEOUT).until(() -> umbra.toldTo(paid.owner()).contains("Umbra is paused for your server (BOT_KICKED)."));
         SystemClient.awaitAllConsumed();
         assertThat(umbra.toldTo(paid.owner())).containsOnlyOnce("Umbra is paused for your server (BOT_KICKED).");
+        assertThat(umbra.chargesOf(paid.subscription())).hasSize(1);
+
+        // the bot is back: billing runs the subscription again, licensing grants PRO again, the owner hears of it
+        umbra.reinstall(paid.guildId(), paid.owner());
+        await().atMost(TIMEOUT).untilAsserted(() -> umbra.subscription(paid).body("status", equalTo("ACTIVE")));
+        await().atMost(TIMEOUT).untilAsserted(() -> umbra.entitlements(paid.guildId()).body("status", equalTo("ACTIVE"))
+                .body("entitledPlan", equalTo("PRO")));
+        await().atMost(TIMEOUT).until(() -> umbra.toldTo(paid.owner()).contains("Your subscription is running again."));
+        SystemClient.awaitAllConsumed();
+        assertThat(eventTypes(Topics.of(Aggregates.SUBSCRIPTION), paid.subscription().toString(), "SubscriptionResumed"))
+                .containsExactly("SubscriptionStarted", "SubscriptionSuspended", "SubscriptionResumed");
+        assertThat(umbra.toldTo(paid.owner())).containsOnlyOnce("Your subscription is running again.");
+        assertThat(umbra.auditedEventsOf("subscription", paid.subscription().toString())).isEqualTo(3);
+        // the paid period is still running: nothing is charged for coming back
         assertThat(umbra.chargesOf(paid.subscription())).hasSize(1);
     }
 

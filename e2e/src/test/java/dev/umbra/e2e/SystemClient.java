@@ -115,6 +115,14 @@ final class SystemClient {
                 .then().statusCode(200);
     }
 
+    /** The bot back in a guild that kicked it, installed by its owner. */
+    void reinstall(String guildId, String owner) {
+        given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .body(Map.of("installerUserId", owner))
+                .when().post("/guilds/{id}/installation", guildId)
+                .then().statusCode(org.hamcrest.Matchers.oneOf(200, 201));
+    }
+
     ValidatableResponse entitlements(String guildId) {
         return given().baseUri(system.url("licensing")).auth().oauth2(Tokens.bot())
                 .when().get("/guilds/{id}/entitlements", guildId).then().statusCode(200);

@@ -1,5 +1,6 @@
 package dev.umbra.billing.subscription;
 
+import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.platform.inbox.EventHandlers;
@@ -10,7 +11,7 @@ import java.util.List;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
-/** Guild lifecycle events (topic umbra.guild) as they concern subscriptions: a kicked bot suspends, a deleted guild cancels. */
+/** Guild lifecycle events (topic umbra.guild) as they concern subscriptions: a kicked bot suspends, the bot back resumes, a deleted guild cancels. */
 @ApplicationScoped
 public class GuildEventsConsumer {
 
@@ -22,6 +23,7 @@ public class GuildEventsConsumer {
     public GuildEventsConsumer(Inbox inbox, SubscriptionService subscriptions) {
         this.inbox = inbox;
         this.handlers = EventHandlers.builder()
+                .on(BotInstalled.class, subscriptions::onBotInstalled)
                 .on(BotKicked.class, subscriptions::onBotKicked)
                 .on(GuildDeleted.class, subscriptions::onGuildDeleted)
                 .build();

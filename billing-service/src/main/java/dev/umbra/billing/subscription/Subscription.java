@@ -14,6 +14,7 @@ import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
 import dev.umbra.events.billing.SubscriptionCanceled;
+import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
 import java.time.Instant;
@@ -280,9 +281,9 @@ public record Subscription(
 
     /**
      * {@code reason} is gone (the bot is back, or a new billing key pays: {@code newBillingKeyId}). When it
-     * was the last reason the subscription runs again: PAST_DUE if dunning was under way, else ACTIVE.
-     * Periods that ended entirely while suspended are not charged: the next renewal pays for the period
-     * that contains {@code at}, and it is due at once.
+     * was the last reason the subscription runs again, announced: PAST_DUE if dunning was under way, else
+     * ACTIVE. Periods that ended entirely while suspended are not charged: the next renewal pays for the
+     * period that contains {@code at}, and it is due at once.
      */
     public Transition resume(SuspensionReason reason, UUID newBillingKeyId, Instant at) {
         if (status != SUSPENDED || !suspensions.contains(reason)) {
@@ -306,7 +307,24 @@ public record Subscription(
         } else {
             draft.status(failedAttempts > 0 ? PAST_DUE : ACTIVE);
         }
-        return Transition.of(this, Trigger.RESUME, draft.build());
+        return Transition.of(this, Trigger.RESUME, draft.build(), new SubscriptionResumed(id, reason.name()));
+    }
+
+    /**
+     * The user's billing key {@code billingKeyId} pays from now on. For a subscription suspended because
+     * its key was deleted this is how it resumes; a running one simply changes card. A pending
+     * subscription's first charge decides, and a canceled one has nothing left to pay.
+     */
+    public Transition payWith(UUID billingKeyId, Instant at) {
+        Objects.requireNonNull(billingKeyId, "billingKeyId");
+        if (billingKeyId.equals(this.billingKeyId) && !suspensions.contains(SuspensionReason.BILLING_KEY_DELETED)) {
+            return Transition.none(this);
+        }
+        TransitionTable.require(Trigger.PAY_WITH, status, "only a running subscription changes the card it is paid with");
+        if (suspensions.contains(SuspensionReason.BILLING_KEY_DELETED)) {
+            return resume(SuspensionReason.BILLING_KEY_DELETED, billingKeyId, at);
+        }
+        return Transition.of(this, Trigger.PAY_WITH, new Draft(this).billingKeyId(billingKeyId).build());
     }
 
     // --- plan changes ---------------------------------------------------------------------------

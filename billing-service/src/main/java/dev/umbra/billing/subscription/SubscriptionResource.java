@@ -47,6 +47,9 @@ public class SubscriptionResource {
     public record PlanChangeRequest(@NotBlank @Size(max = 16) String planCode) {
     }
 
+    public record PaymentMethodRequest(@NotNull UUID billingKeyId) {
+    }
+
     private final SubscriptionService subscriptions;
     private final PaymentGatewaySettings gateway;
     private final JsonWebToken caller;
@@ -105,6 +108,14 @@ public class SubscriptionResource {
         return subscriptions.changePlan(id, request.planCode(), caller).map(change -> change.upgrade() == null
                 ? RestResponse.ok(SubscriptionView.of(change.subscription()))
                 : answer(change.upgrade(), RestResponse.Status.OK));
+    }
+
+    /** Another of the user's billing keys pays from now on; a subscription suspended because its key was deleted resumes. */
+    @PUT
+    @Path("subscriptions/{id}/billing-key")
+    @RolesAllowed({Roles.BOT, Roles.USER})
+    public Uni<SubscriptionView> payWith(@PathParam("id") UUID id, @Valid @NotNull PaymentMethodRequest request) {
+        return subscriptions.payWith(id, request.billingKeyId(), caller).map(SubscriptionView::of);
     }
 
     private RestResponse<SubscriptionView> answer(Charges.Settled settled, RestResponse.Status whenPaid) {

@@ -7,6 +7,7 @@ import dev.umbra.billing.plan.Plan;
 import dev.umbra.billing.plan.PlanCatalogue;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.events.billing.BillingKeyDeleted;
+import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.platform.storage.DatabaseGuard;
@@ -110,6 +111,19 @@ public class SubscriptionService {
         return change(id, caller, s -> atPeriodEnd ? s.cancelAtPeriodEnd(now) : s.cancelNow(now));
     }
 
+    /** Pays with another of the user's billing keys from now on; a subscription suspended for its deleted key resumes. */
+    @WithTransaction
+    @DatabaseGuard
+    public Uni<Subscription> payWith(UUID id, UUID billingKeyId, JsonWebToken caller) {
+        Instant now = clock.instant();
+        return lockFor(id, caller).chain(row -> BillingKey.findLive(row.userId, billingKeyId).chain(key -> {
+            if (key == null) {
+                throw ProblemException.unprocessable("billing key " + billingKeyId + " is not a billing key of the subscription's user");
+            }
+            return changes.apply(row, row.toDomain().payWith(key.id, now));
+        }));
+    }
+
     /** Upgrade (charged now, prorated, the plan changes when the charge succeeds) or downgrade (from the next period). */
     public Uni<PlanChange> changePlan(UUID id, String planCode, JsonWebToken caller) {
         return startPlanChange(id, planCode, caller).chain(change -> change.upgradeCharge() == null ? Uni.createFrom().item(change)
@@ -149,6 +163,11 @@ public class SubscriptionService {
     Uni<Void> onBotKicked(BotKicked event, EventEnvelope envelope) {
         return StoredSubscription.lockLiveOfGuild(event.guildId())
                 .chain(rows -> applyEach(rows, s -> s.suspend(SuspensionReason.BOT_KICKED, envelope.occurredAt())));
+    }
+
+    Uni<Void> onBotInstalled(BotInstalled event, EventEnvelope envelope) {
+        return StoredSubscription.lockLiveOfGuild(event.guildId())
+                .chain(rows -> applyEach(rows, s -> s.resume(SuspensionReason.BOT_KICKED, null, envelope.occurredAt())));
     }
 
     Uni<Void> onGuildDeleted(GuildDeleted event, EventEnvelope envelope) {

@@ -41,6 +41,9 @@ public final class TransitionTable {
         row(Trigger.SUSPEND, PAST_DUE, SUSPENDED);
         row(Trigger.SUSPEND, SUSPENDED, SUSPENDED);
         row(Trigger.RESUME, SUSPENDED, ACTIVE, PAST_DUE, SUSPENDED);
+        row(Trigger.PAY_WITH, ACTIVE, ACTIVE);
+        row(Trigger.PAY_WITH, PAST_DUE, PAST_DUE);
+        row(Trigger.PAY_WITH, SUSPENDED, ACTIVE, PAST_DUE, SUSPENDED);
         row(Trigger.UPGRADE_CHARGED, ACTIVE, ACTIVE);
         row(Trigger.UPGRADE_CHARGED, PAST_DUE, PAST_DUE);
         row(Trigger.UPGRADE_CHARGED, SUSPENDED, SUSPENDED);

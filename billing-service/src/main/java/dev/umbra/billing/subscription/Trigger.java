@@ -12,6 +12,7 @@ public enum Trigger {
     GUILD_DELETED,
     SUSPEND,
     RESUME,
+    PAY_WITH,
     UPGRADE_CHARGED,
     DOWNGRADE
 }

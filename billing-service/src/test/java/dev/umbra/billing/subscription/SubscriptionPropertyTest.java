@@ -6,6 +6,7 @@ import dev.umbra.billing.plan.Plan;
 import dev.umbra.billing.plan.PlanCatalogue;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.billing.PaymentSucceeded;
+import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import java.time.Duration;
 import java.time.Instant;
@@ -79,7 +80,7 @@ class SubscriptionPropertyTest {
             now = now.plus(Duration.ofHours(random.nextInt(24 * 12)));
         } else if (!subscriptions.isEmpty()) {
             Subscription s = pick();
-            switch (random.nextInt(20)) {
+            switch (random.nextInt(22)) {
                 case 0 -> apply(s.id(), Trigger.CANCEL_NOW, x -> x.cancelNow(now));
                 case 1 -> apply(s.id(), Trigger.GUILD_DELETED, x -> x.guildDeleted(now));
                 case 2, 3 -> apply(s.id(), Trigger.CANCEL_AT_PERIOD_END, x -> x.cancelAtPeriodEnd(now));
@@ -94,6 +95,10 @@ class SubscriptionPropertyTest {
                     apply(s.id(), Trigger.RESUME, x -> x.resume(reason, newKey, now));
                 }
                 case 10, 11, 12, 13, 14 -> requestUpgrade(s);
+                case 20, 21 -> {
+                    UUID newKey = random.nextInt(4) == 0 ? s.billingKeyId() : UUID.randomUUID();
+                    apply(s.id(), Trigger.PAY_WITH, x -> x.payWith(newKey, now));
+                }
                 default -> {
                     Plan to = random.nextInt(3) > 0 ? PlanCatalogue.PRO : plan();
                     apply(s.id(), Trigger.DOWNGRADE, x -> x.downgrade(to, now));
@@ -217,7 +222,7 @@ class SubscriptionPropertyTest {
         triggersApplied.add(trigger);
         if (after.status() == SubscriptionStatus.SUSPENDED) {
             suspendedSinceLastPayment.add(id);
-        } else if (before.status() == SubscriptionStatus.SUSPENDED && trigger == Trigger.RESUME) {
+        } else if (before.status() == SubscriptionStatus.SUSPENDED && (trigger == Trigger.RESUME || trigger == Trigger.PAY_WITH)) {
             resumedAt.put(id, now);
         }
     }
@@ -235,6 +240,10 @@ class SubscriptionPropertyTest {
     }
 
     void checkEvents(Subscription before, Subscription after, List<DomainEvent> events) {
+        boolean runsAgain = before.status() == SubscriptionStatus.SUSPENDED && after.status() != SubscriptionStatus.SUSPENDED
+                && after.status() != SubscriptionStatus.CANCELED;
+        assertThat(events.stream().filter(SubscriptionResumed.class::isInstance).count())
+                .as("SubscriptionResumed exactly when a suspended subscription runs again").isEqualTo(runsAgain ? 1L : 0L);
         for (DomainEvent event : events) {
             if (event instanceof SubscriptionStarted started) {
                 assertThat(before.started()).isFalse();

@@ -16,6 +16,7 @@ import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
 import dev.umbra.events.billing.SubscriptionCanceled;
+import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
 import java.time.Duration;
@@ -196,8 +197,34 @@ class SubscriptionTest {
         assertThat(running.after().status()).isEqualTo(ACTIVE);
         assertThat(running.after().billingKeyId()).isEqualTo(newKey);
         assertThat(running.after().suspensions()).isEmpty();
-        assertThat(running.events()).isEmpty();
+        assertThat(botBack.events()).isEmpty();
+        assertThat(running.events()).containsExactly(new SubscriptionResumed(ID, "BILLING_KEY_DELETED"));
         assertThat(active().resume(SuspensionReason.BOT_KICKED, null, T0).changed()).isFalse();
+    }
+
+    @Test
+    void anotherBillingKeyPaysARunningSubscriptionAndResumesOneSuspendedForItsDeletedKey() {
+        UUID newKey = UUID.randomUUID();
+        Transition changedCard = twice(active(), s -> s.payWith(newKey, T0));
+        assertThat(changedCard.after().billingKeyId()).isEqualTo(newKey);
+        assertThat(changedCard.after().status()).isEqualTo(ACTIVE);
+        assertThat(changedCard.events()).isEmpty();
+
+        Subscription keyDeleted = active().suspend(SuspensionReason.BILLING_KEY_DELETED, T0).after();
+        Transition resumed = twice(keyDeleted, s -> s.payWith(newKey, T0.plusSeconds(5)));
+        assertThat(resumed.after().status()).isEqualTo(ACTIVE);
+        assertThat(resumed.after().billingKeyId()).isEqualTo(newKey);
+        assertThat(resumed.events()).containsExactly(new SubscriptionResumed(ID, "BILLING_KEY_DELETED"));
+
+        // kicked as well: the new card is kept, the bot's return is still awaited
+        Subscription both = keyDeleted.suspend(SuspensionReason.BOT_KICKED, T0).after();
+        Transition stillKicked = both.payWith(newKey, T0.plusSeconds(5));
+        assertThat(stillKicked.after().status()).isEqualTo(SUSPENDED);
+        assertThat(stillKicked.after().suspensions()).containsExactly(SuspensionReason.BOT_KICKED);
+        assertThat(stillKicked.events()).isEmpty();
+
+        assertThatThrownBy(() -> pending().payWith(newKey, T0)).isInstanceOf(IllegalTransitionException.class);
+        assertThatThrownBy(() -> active().cancelNow(T0).after().payWith(newKey, T0)).isInstanceOf(IllegalTransitionException.class);
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
 import dev.umbra.events.billing.SubscriptionCanceled;
+import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.licensing.LicenseDowngraded;
 import dev.umbra.events.licensing.LicenseSuspended;
@@ -45,6 +46,7 @@ public class NotificationConsumer {
                 .on(PaymentFailed.class, notifications::notifyOwnerOf)
                 .on(PaymentFailedFinal.class, notifications::notifyOwnerOf)
                 .on(SubscriptionCanceled.class, notifications::notifyOwnerOf)
+                .on(SubscriptionResumed.class, notifications::notifyOwnerOf)
                 .on(PlanUpgraded.class, notifications::notifyOwnerOf)
                 .on(PlanDowngraded.class, notifications::notifyOwnerOf)
                 .on(LicenseDowngraded.class, notifications::notifyOwnerOf)

@@ -21,6 +21,7 @@ final class NotificationTemplates {
             case "SubscriptionCanceled" -> text(params, "cancel_at_period_end").equals("true")
                     ? "Your subscription will end at the end of the current period."
                     : "Your subscription is canceled.";
+            case "SubscriptionResumed" -> "Your subscription is running again.";
             case "PlanUpgraded" -> "Your plan is now " + text(params, "new_plan") + ".";
             case "PlanDowngraded" -> "Your plan changes from " + text(params, "old_plan") + " to " + text(params, "new_plan")
                     + " on " + text(params, "effective_at") + ".";

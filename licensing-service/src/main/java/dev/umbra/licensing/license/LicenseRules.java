@@ -90,6 +90,14 @@ public final class LicenseRules {
         return license.withSubscriptionSuspension(at, reason).withSubscriptionEventAt(at);
     }
 
+    /** Billing runs the subscription again: its suspension is lifted (a kicked bot still suspends the license on its own). */
+    public static LicenseState subscriptionResumed(LicenseState license, UUID subscriptionId, Instant at) {
+        if (!follows(license, subscriptionId, at)) {
+            return license;
+        }
+        return license.withSubscriptionSuspension(null, null).withSubscriptionEventAt(at);
+    }
+
     public static LicenseState planUpgraded(LicenseState license, UUID subscriptionId, Plan newPlan, Instant at) {
         if (!follows(license, subscriptionId, at)) {
             return license;

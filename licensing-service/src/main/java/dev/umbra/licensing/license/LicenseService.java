@@ -7,6 +7,7 @@ import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
+import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
 import dev.umbra.events.guild.BotInstalled;
@@ -85,6 +86,11 @@ public class LicenseService {
     Uni<Void> onSubscriptionSuspended(SubscriptionSuspended event, EventEnvelope envelope) {
         return changeForSubscription(event.subscriptionId(), license ->
                 LicenseRules.subscriptionSuspended(license, event.subscriptionId(), event.reason(), envelope.occurredAt()));
+    }
+
+    Uni<Void> onSubscriptionResumed(SubscriptionResumed event, EventEnvelope envelope) {
+        return changeForSubscription(event.subscriptionId(), license ->
+                LicenseRules.subscriptionResumed(license, event.subscriptionId(), envelope.occurredAt()));
     }
 
     Uni<Void> onPlanUpgraded(PlanUpgraded event, EventEnvelope envelope) {

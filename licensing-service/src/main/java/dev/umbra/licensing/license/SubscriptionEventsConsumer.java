@@ -4,6 +4,7 @@ import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
+import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
 import dev.umbra.platform.inbox.EventHandlers;
@@ -34,6 +35,7 @@ public class SubscriptionEventsConsumer {
                 .on(PaymentSucceeded.class, licenses::onPaymentSucceeded)
                 .on(PaymentFailedFinal.class, licenses::onPaymentFailedFinal)
                 .on(SubscriptionSuspended.class, licenses::onSubscriptionSuspended)
+                .on(SubscriptionResumed.class, licenses::onSubscriptionResumed)
                 .on(PlanUpgraded.class, licenses::onPlanUpgraded)
                 .on(PlanDowngraded.class, licenses::onPlanDowngraded)
                 .build();

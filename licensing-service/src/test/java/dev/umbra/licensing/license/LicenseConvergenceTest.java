@@ -52,10 +52,13 @@ class LicenseConvergenceTest {
         Step finalFailure = at("PaymentFailedFinal", l -> LicenseRules.paymentFailedFinal(l, SUBSCRIPTION, T.plus(Duration.ofDays(64))));
         Step kicked = at("BotKicked", l -> LicenseRules.botKicked(l, T.plus(Duration.ofDays(2))));
         Step suspended = at("SubscriptionSuspended", l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BOT_KICKED", T.plus(Duration.ofDays(2)).plusSeconds(1)));
+        Step reinstalled = at("BotInstalled again", l -> LicenseRules.botInstalled(l, GUILD, T.plus(Duration.ofDays(3))));
+        Step resumed = at("SubscriptionResumed", l -> LicenseRules.subscriptionResumed(l, SUBSCRIPTION, T.plus(Duration.ofDays(3)).plusSeconds(1)));
         return List.of(
                 new Flow("1 first subscription", List.of(installed), List.of(started, renewed)),
                 new Flow("2 dunning", List.of(installed), List.of(started, renewed, finalFailure)),
-                new Flow("3 bot kicked", List.of(installed, kicked), List.of(started, renewed, suspended)));
+                new Flow("3 bot kicked", List.of(installed, kicked), List.of(started, renewed, suspended)),
+                new Flow("3b bot kicked and installed again", List.of(installed, kicked, reinstalled), List.of(started, renewed, suspended, resumed)));
     }
 
     @ParameterizedTest

@@ -12,6 +12,7 @@ import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
+import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
 import dev.umbra.events.guild.BotInstalled;
@@ -67,7 +68,7 @@ class LicenseFlowsIT {
     }
 
     @Test
-    void botKickedConvergesWhicheverTopicIsReadFirst() {
+    void botKickedAndTheBotsReturnConvergeWhicheverTopicIsReadFirst() {
         String guildFirst = Snowflakes.random();
         String subscriptionsFirst = Snowflakes.random();
 
@@ -80,6 +81,17 @@ class LicenseFlowsIT {
             assertThat(license.getString("plan")).isEqualTo("PRO");
             assertThat(license.getString("status")).isEqualTo("SUSPENDED");
             assertThat(license.getString("suspensionReason")).isEqualTo("BOT_KICKED");
+            assertThat(Instant.parse(license.getString("expiresAt"))).isEqualTo(RENEWED_END);
+        }
+
+        // the bot back (BotInstalled) and billing running the subscription again (SubscriptionResumed)
+        apply(List.of(backAgain(guildFirst)), List.of(resumed(guildFirst)));
+        apply(List.of(resumed(subscriptionsFirst)), List.of(backAgain(subscriptionsFirst)));
+        for (String guildId : List.of(guildFirst, subscriptionsFirst)) {
+            JsonPath license = license(guildId);
+            assertThat(license.getString("plan")).isEqualTo("PRO");
+            assertThat(license.getString("status")).isEqualTo("ACTIVE");
+            assertThat(license.getString("suspensionReason")).isNull();
             assertThat(Instant.parse(license.getString("expiresAt"))).isEqualTo(RENEWED_END);
         }
     }
@@ -204,6 +216,15 @@ class LicenseFlowsIT {
                 new Timed(new SubscriptionStarted(subscription, guildId, "PRO", PERIOD_END), T.plusSeconds(60)),
                 new Timed(new PaymentSucceeded(subscription, UUID.randomUUID(), RENEWED_END), T.plus(Duration.ofDays(1))),
                 new Timed(new SubscriptionSuspended(subscription, "BOT_KICKED"), T.plus(Duration.ofDays(2)).plusSeconds(1)));
+    }
+
+    private static Timed backAgain(String guildId) {
+        return new Timed(new BotInstalled(guildId, "223456789012345678"), T.plus(Duration.ofDays(3)));
+    }
+
+    private static Timed resumed(String guildId) {
+        return new Timed(new SubscriptionResumed(UUID.nameUUIDFromBytes(guildId.getBytes()), "BOT_KICKED"),
+                T.plus(Duration.ofDays(3)).plusSeconds(1));
     }
 
     /** Publishes the first list and waits until it is applied, then the second: a chosen order across topics. */

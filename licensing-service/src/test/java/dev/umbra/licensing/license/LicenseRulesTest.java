@@ -133,6 +133,20 @@ class LicenseRulesTest {
     }
 
     @Test
+    void subscriptionResumedGrantsTheLicenseAgainOnceNothingElseSuspendsIt() {
+        LicenseState keyDeleted = LicenseRules.subscriptionSuspended(pro(), SUBSCRIPTION, "BILLING_KEY_DELETED", T0.plusSeconds(20));
+        List<DomainEvent> events = appliedTwice(keyDeleted, l -> LicenseRules.subscriptionResumed(l, SUBSCRIPTION, T0.plusSeconds(30)));
+        assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class, e -> assertThat(e.planCode()).isEqualTo("PRO"));
+
+        LicenseState kickedToo = LicenseRules.botKicked(keyDeleted, T0.plusSeconds(25));
+        LicenseState resumed = LicenseRules.subscriptionResumed(kickedToo, SUBSCRIPTION, T0.plusSeconds(30));
+        assertThat(resumed.status()).isEqualTo(LicenseStatus.SUSPENDED);
+        assertThat(resumed.suspensionReason()).isEqualTo("BOT_KICKED");
+        assertThat(LicenseChanges.between(kickedToo, resumed)).isEmpty();
+        assertThat(LicenseRules.subscriptionResumed(keyDeleted, UUID.randomUUID(), T0.plusSeconds(30))).isEqualTo(keyDeleted);
+    }
+
+    @Test
     void planUpgradedAppliesAtOnce() {
         List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.planUpgraded(l, SUBSCRIPTION, Plan.PREMIUM, T0.plusSeconds(20)));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class,

@@ -25,6 +25,7 @@ public final class EventCatalog {
             dev.umbra.events.billing.PaymentFailedFinal.class,
             dev.umbra.events.billing.SubscriptionCanceled.class,
             dev.umbra.events.billing.SubscriptionSuspended.class,
+            dev.umbra.events.billing.SubscriptionResumed.class,
             dev.umbra.events.billing.PlanUpgraded.class,
             dev.umbra.events.billing.PlanDowngraded.class,
             dev.umbra.events.billing.InvoiceGenerated.class,

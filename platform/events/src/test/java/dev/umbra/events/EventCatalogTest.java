@@ -13,7 +13,7 @@ class EventCatalogTest {
 
     @Test
     void holdsTheWholeCatalogueOfTheDesign() {
-        assertThat(EventCatalog.entries()).hasSize(34);
+        assertThat(EventCatalog.entries()).hasSize(35);
         assertThat(EventCatalog.find("SubscriptionSuspended")).isPresent();
         assertThat(EventCatalog.find("NoSuchEvent")).isEmpty();
     }
