@@ -27,6 +27,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         "dev.umbra.billing.ledger.LedgerResource$EntryView",
         "dev.umbra.billing.ledger.LedgerResource$LedgerView",
         "dev.umbra.billing.plan.PlanResource$PlanView",
+        "dev.umbra.billing.subscription.SubscriptionResource$PaymentMethodRequest",
         "dev.umbra.billing.subscription.SubscriptionResource$PlanChangeRequest",
         "dev.umbra.billing.subscription.SubscriptionResource$SubscribeRequest",
         "dev.umbra.billing.subscription.SubscriptionView"})
