@@ -30,6 +30,15 @@ final class Pgbench {
             dump.addAll(List.of("-t", table));
         }
         tool(stack, work, "pg_dump", database, dump);
+        // pg_dump -t brings a table's triggers but not the functions they call (the outbox's, V0_7)
+        for (String table : tables) {
+            String functions = tool(stack, work, "psql", database, List.of("-Atq", "-c", "select string_agg(pg_get_functiondef(tgfoid), ';' || chr(10))"
+                    + " || ';' from pg_trigger where tgrelid = '" + table + "'::regclass and not tgisinternal"));
+            if (!functions.isBlank()) {
+                Files.writeString(work.resolve("functions.sql"), functions);
+                tool(stack, work, "psql", copy, List.of("-q", "-v", "ON_ERROR_STOP=1", "-f", work.resolve("functions.sql").toString()));
+            }
+        }
         tool(stack, work, "psql", copy, List.of("-q", "-v", "ON_ERROR_STOP=1", "-f", work.resolve("schema.sql").toString()));
     }
 

@@ -30,7 +30,7 @@ final class WritePath {
     /**
      * What one {@code POST /guilds/{id}/installation} of a new guild runs (GuildService.install and
      * OutboxWriter): the guild looked up by id, inserted, the aggregate's sequence and the outbox row in
-     * one statement, the outbox row deleted, commit. The payload is a BotInstalled's.
+     * one statement (whose trigger deletes the row), commit. The payload is a BotInstalled's.
      */
     static final String INSTALL_SCRIPT = """
             \\set id random(100000000000000000, 999999999999999999)
@@ -38,8 +38,7 @@ final class WritePath {
             begin;
             select guild_id, installed_at, installer_user_id, owner_id, status, updated_at, version from guild where guild_id = :id::text;
             insert into guild (guild_id, installed_at, installer_user_id, owner_id, status, updated_at, version) values (:id::text, now(), :user::text, :user::text, 'INSTALLED', now(), 0);
-            with next as (insert into aggregate_sequence as s (aggregate_type, aggregate_id, last_sequence) values ('guild', :id::text, 1) on conflict (aggregate_type, aggregate_id) do update set last_sequence = s.last_sequence + 1 returning last_sequence) insert into outbox_event (id, aggregatetype, aggregateid, type, "timestamp", payload, schema_version, tracingspancontext, sequence) select gen_random_uuid(), 'guild', :id::text, 'BotInstalled', now(), cast(cast(jsonb_build_object('guild_id', :id::text, 'installer_user_id', :user::text) as text) as jsonb), 1, null, next.last_sequence from next returning id as event_id, sequence \\gset
-            delete from outbox_event where id = :event_id::uuid;
+            with next as (insert into aggregate_sequence as s (aggregate_type, aggregate_id, last_sequence) values ('guild', :id::text, 1) on conflict (aggregate_type, aggregate_id) do update set last_sequence = s.last_sequence + 1 returning last_sequence) insert into outbox_event (id, aggregatetype, aggregateid, type, "timestamp", payload, schema_version, tracingspancontext, sequence) select gen_random_uuid(), 'guild', :id::text, 'BotInstalled', now(), cast(cast(jsonb_build_object('guild_id', :id::text, 'installer_user_id', :user::text) as text) as jsonb), 1, null, next.last_sequence from next returning sequence;
             commit;
             """;
 

@@ -15,14 +15,15 @@ import java.util.List;
 import org.hibernate.reactive.mutiny.Mutiny;
 
 /**
- * Publishes events through the outbox: the row is inserted and deleted inside the caller's
- * transaction, so the event exists exactly when the state change commits. Debezium reads the
- * insert from the write-ahead log; the delete keeps the table empty.
+ * Publishes events through the outbox: the row is inserted inside the caller's transaction, so the
+ * event exists exactly when the state change commits. Debezium reads the insert from the write-ahead
+ * log; a trigger (platform migration V0_7) deletes the row in the same statement, which keeps the
+ * table empty at the cost of no second round trip.
  *
- * <p>The row is written with two plain statements, not as an entity: an entity's persist, flush and
+ * <p>The row is written with a plain statement, not as an entity: an entity's persist, flush and
  * remove go through Hibernate Reactive's delete coordinator, which under concurrent requests
  * completes on another event loop than the session's (HR000069) and can leave the request hanging.
- * The outbox row needs no life cycle, and two statements are cheaper on the hot path of every write.
+ * The outbox row needs no life cycle, and one statement is cheaper on the hot path of every write.
  */
 @ApplicationScoped
 public class OutboxWriter {
@@ -42,7 +43,6 @@ public class OutboxWriter {
             returning sequence""";
     // The payload is bound as text and cast on the server: bound straight to a jsonb parameter, a Java
     // string would be encoded as a JSON string, not as the object it spells.
-    private static final String DELETE = "delete from outbox_event where id = :id";
 
     private final Clock clock;
     private final MeterRegistry registry;
@@ -92,7 +92,6 @@ public class OutboxWriter {
                         envelope.eventType(), envelope.occurredAt(), envelope.payload().toString(), envelope.schemaVersion(),
                         envelope.traceContext())
                 .map(NativeSelects.single(Long.class))
-                .call(() -> session.createNativeQuery(DELETE).setParameter("id", envelope.eventId()).executeUpdate())
                 .invoke(() -> written(envelope.eventType()))
                 .map(envelope::withSequence);
     }
