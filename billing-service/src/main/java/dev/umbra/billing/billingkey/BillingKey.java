@@ -5,6 +5,7 @@ import io.smallrye.mutiny.Uni;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
+import jakarta.persistence.LockModeType;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 import java.time.Instant;
@@ -52,6 +53,15 @@ public class BillingKey extends PanacheEntityBase {
     /** The user's key that is not deleted, or null. */
     public static Uni<BillingKey> findLive(UUID userId, UUID id) {
         return find("id = ?1 and userId = ?2 and deletedAt is null", id, userId).firstResult();
+    }
+
+    /**
+     * The user's live key, share-locked until the transaction ends, for a subscription that starts paying
+     * with it: a concurrent delete waits for that transaction, so its BillingKeyDeleted finds the
+     * subscription paying with the key, and a delete that committed first is seen here.
+     */
+    public static Uni<BillingKey> lockLive(UUID userId, UUID id) {
+        return find("id = ?1 and userId = ?2 and deletedAt is null", id, userId).withLock(LockModeType.PESSIMISTIC_READ).firstResult();
     }
 
     static Uni<List<BillingKey>> listLive(UUID userId) {

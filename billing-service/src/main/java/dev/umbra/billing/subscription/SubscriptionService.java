@@ -60,7 +60,7 @@ public class SubscriptionService {
     Uni<Charges.Prepared> openWithFirstAttempt(Subscribe request) {
         Plan plan = PlanCatalogue.of(request.planCode());
         Instant now = clock.instant();
-        return BillingKey.findLive(request.userId(), request.billingKeyId()).chain(key -> {
+        return BillingKey.lockLive(request.userId(), request.billingKeyId()).chain(key -> {
             if (key == null) {
                 throw ProblemException.unprocessable("billing key " + request.billingKeyId() + " is not a billing key of this user");
             }
@@ -116,7 +116,7 @@ public class SubscriptionService {
     @DatabaseGuard
     public Uni<Subscription> payWith(UUID id, UUID billingKeyId, JsonWebToken caller) {
         Instant now = clock.instant();
-        return lockFor(id, caller).chain(row -> BillingKey.findLive(row.userId, billingKeyId).chain(key -> {
+        return lockFor(id, caller).chain(row -> BillingKey.lockLive(row.userId, billingKeyId).chain(key -> {
             if (key == null) {
                 throw ProblemException.unprocessable("billing key " + billingKeyId + " is not a billing key of the subscription's user");
             }

@@ -30,7 +30,7 @@ class NotificationTemplatesTest {
 
     @Test
     void everyNotifiedEventHasATemplate() {
-        for (String type : List.of("SubscriptionStarted", "PaymentFailed", "PaymentFailedFinal", "SubscriptionCanceled", "PlanUpgraded",
+        for (String type : List.of("SubscriptionStarted", "PaymentFailed", "PaymentFailedFinal", "SubscriptionCanceled", "SubscriptionResumed", "PlanUpgraded",
                 "PlanDowngraded", "LicenseDowngraded", "LicenseSuspended", "RestoreStarted", "RestoreCompleted", "RestoreFailed",
                 "AntiNukeTriggered", "AntiNukeActioned")) {
             assertThat(NotificationTemplates.render(type, JSON.createObjectNode())).isNotBlank();

@@ -289,8 +289,8 @@ public class Inbox {
                     // current on this partition's own context until the handler is done: the events its
                     // handler publishes carry this span, so the trace goes on to their consumers
                     Scope scope = span.makeCurrent();
-                    return Uni.createFrom().deferred(() -> item.route().apply(item.event(), item.envelope(), item.recordPosition()))
-                            .chain(Run::flushAndForget)
+                    return Uni.createFrom().deferred(() -> item.route().apply(item.event(), item.envelope(), item.recordPosition())
+                                    .emitOn(context).chain(Run::flushAndForget))
                             .onTermination().invoke((ignored, failure, cancelled) -> {
                                 if (failure != null || cancelled) {
                                     span.setStatus(StatusCode.ERROR, cancelled ? "timed out" : failure.toString());

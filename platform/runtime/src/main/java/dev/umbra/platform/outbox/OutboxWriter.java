@@ -30,6 +30,8 @@ public class OutboxWriter {
 
     // The aggregate's next sequence and the row in one statement; the upsert's row lock orders the
     // writers of one aggregate, so sequences follow commit order within it.
+    // The payload is bound as text and cast on the server: bound straight to a jsonb parameter, a Java
+    // string would be encoded as a JSON string, not as the object it spells.
     private static final String INSERT = """
             with next as (
                 insert into aggregate_sequence as s (aggregate_type, aggregate_id, last_sequence)
@@ -41,8 +43,6 @@ public class OutboxWriter {
             select $1, $2, $3, $4, $5, cast(cast($6 as text) as jsonb), $7, $8, next.last_sequence
             from next
             returning sequence""";
-    // The payload is bound as text and cast on the server: bound straight to a jsonb parameter, a Java
-    // string would be encoded as a JSON string, not as the object it spells.
 
     private final Clock clock;
     private final MeterRegistry registry;
