@@ -82,8 +82,16 @@ public final class TcpProxy implements AutoCloseable {
                         closeQuietly(client);
                         continue;
                     }
-                    open.add(client);
-                    open.add(upstream);
+                    // a connection accepted while cut() ran must not outlive it: cut() closes the listener first
+                    synchronized (this) {
+                        if (listening.isClosed()) {
+                            closeQuietly(client);
+                            closeQuietly(upstream);
+                            continue;
+                        }
+                        open.add(client);
+                        open.add(upstream);
+                    }
                     pipe(client, upstream);
                     pipe(upstream, client);
                 } catch (IOException e) {
