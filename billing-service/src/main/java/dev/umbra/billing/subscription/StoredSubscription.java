@@ -69,6 +69,9 @@ public class StoredSubscription extends PanacheEntityBase {
     @Column(nullable = false)
     public String suspensions;
 
+    @Column(name = "bot_kicked_at")
+    public Instant botKickedAt;
+
     @Column(name = "canceled_at")
     public Instant canceledAt;
 
@@ -86,7 +89,7 @@ public class StoredSubscription extends PanacheEntityBase {
 
     public Subscription toDomain() {
         return new Subscription(id, guildId, userId, billingKeyId, planCode, status, cycleAnchor == null ? null : new BillingCycle(cycleAnchor),
-                paidThrough, duePeriod, cancelAtPeriodEnd, pendingPlanCode, failedAttempts, nextAttemptAt, reasons(), canceledAt);
+                paidThrough, duePeriod, cancelAtPeriodEnd, pendingPlanCode, failedAttempts, nextAttemptAt, reasons(), botKickedAt, canceledAt);
     }
 
     static StoredSubscription create(Subscription subscription, Instant at) {
@@ -115,6 +118,7 @@ public class StoredSubscription extends PanacheEntityBase {
         failedAttempts = subscription.failedAttempts();
         nextAttemptAt = subscription.nextAttemptAt();
         suspensions = subscription.suspensions().stream().map(Enum::name).sorted().collect(Collectors.joining(","));
+        botKickedAt = subscription.botKickedAt();
         canceledAt = subscription.canceledAt();
         renewalDueAt = subscription.renewalDueAt();
         updatedAt = at;

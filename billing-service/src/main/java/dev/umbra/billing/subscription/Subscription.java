@@ -36,6 +36,8 @@ import java.util.UUID;
  * @param failedAttempts failed charges of {@code duePeriod} so far
  * @param nextAttemptAt  when dunning tries {@code duePeriod} again; null unless a charge failed
  * @param suspensions    why it is suspended; empty unless SUSPENDED
+ * @param botKickedAt    when the kick its BOT_KICKED suspension stands for happened (null without one):
+ *                       the bot's return is a BotInstalled that happened after it, not a late one from before
  */
 public record Subscription(
         UUID id,
@@ -52,6 +54,7 @@ public record Subscription(
         int failedAttempts,
         Instant nextAttemptAt,
         Set<SuspensionReason> suspensions,
+        Instant botKickedAt,
         Instant canceledAt) {
 
     public Subscription {
@@ -70,7 +73,7 @@ public record Subscription(
             throw new PlanChangeRejectedException(plan.code() + " is free: there is nothing to subscribe to");
         }
         return new Subscription(id, guildId, userId, billingKeyId, plan.code(), PENDING, null, -1, 0, false, null, 0, null,
-                Set.of(), null);
+                Set.of(), null, null);
     }
 
     public Plan plan() {
@@ -274,7 +277,11 @@ public record Subscription(
         TransitionTable.require(Trigger.SUSPEND, status, "not a running subscription");
         Set<SuspensionReason> reasons = EnumSet.of(reason);
         reasons.addAll(suspensions);
-        Subscription after = new Draft(this).status(SUSPENDED).suspensions(reasons).build();
+        Draft draft = new Draft(this).status(SUSPENDED).suspensions(reasons);
+        if (reason == SuspensionReason.BOT_KICKED) {
+            draft.botKickedAt(at);
+        }
+        Subscription after = draft.build();
         return status == SUSPENDED ? Transition.of(this, Trigger.SUSPEND, after)
                 : Transition.of(this, Trigger.SUSPEND, after, new SubscriptionSuspended(id, reason.name()));
     }
@@ -289,6 +296,9 @@ public record Subscription(
         if (status != SUSPENDED || !suspensions.contains(reason)) {
             return Transition.none(this);
         }
+        if (reason == SuspensionReason.BOT_KICKED && botKickedAt != null && at.isBefore(botKickedAt)) {
+            return Transition.none(this);
+        }
         if (reason == SuspensionReason.BILLING_KEY_DELETED && newBillingKeyId == null) {
             throw new PlanChangeRejectedException("a subscription suspended for its deleted billing key resumes only with a new one");
         }
@@ -298,6 +308,9 @@ public record Subscription(
         }
         Set<SuspensionReason> left = EnumSet.copyOf(suspensions);
         left.remove(reason);
+        if (reason == SuspensionReason.BOT_KICKED) {
+            draft.botKickedAt(null);
+        }
         if (!left.isEmpty()) {
             return Transition.of(this, Trigger.RESUME, draft.suspensions(left).build());
         }
@@ -395,6 +408,7 @@ public record Subscription(
         private int failedAttempts;
         private Instant nextAttemptAt;
         private Set<SuspensionReason> suspensions;
+        private Instant botKickedAt;
         private Instant canceledAt;
 
         Draft(Subscription s) {
@@ -410,6 +424,7 @@ public record Subscription(
             failedAttempts = s.failedAttempts;
             nextAttemptAt = s.nextAttemptAt;
             suspensions = s.suspensions;
+            botKickedAt = s.botKickedAt;
             canceledAt = s.canceledAt;
         }
 
@@ -424,6 +439,7 @@ public record Subscription(
         Draft failedAttempts(int value) { failedAttempts = value; return this; }
         Draft nextAttemptAt(Instant value) { nextAttemptAt = value; return this; }
         Draft suspensions(Set<SuspensionReason> value) { suspensions = value; return this; }
+        Draft botKickedAt(Instant value) { botKickedAt = value; return this; }
 
         /** Final: nothing is retried and nothing is suspended any more. */
         Draft canceled(Instant at) {
@@ -431,12 +447,13 @@ public record Subscription(
             canceledAt = at;
             nextAttemptAt = null;
             suspensions = Set.of();
+            botKickedAt = null;
             return this;
         }
 
         Subscription build() {
             return new Subscription(from.id, from.guildId, from.userId, billingKeyId, planCode, status, cycle, paidThrough,
-                    duePeriod, cancelAtPeriodEnd, pendingPlanCode, failedAttempts, nextAttemptAt, suspensions, canceledAt);
+                    duePeriod, cancelAtPeriodEnd, pendingPlanCode, failedAttempts, nextAttemptAt, suspensions, botKickedAt, canceledAt);
         }
     }
 }

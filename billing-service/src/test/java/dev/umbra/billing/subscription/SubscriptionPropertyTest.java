@@ -229,6 +229,7 @@ class SubscriptionPropertyTest {
 
     void checkInvariants(Subscription s) {
         assertThat(s.status() == SubscriptionStatus.SUSPENDED).isEqualTo(!s.suspensions().isEmpty());
+        assertThat(s.botKickedAt() != null).as("a kick's time exactly while suspended for it").isEqualTo(s.suspensions().contains(SuspensionReason.BOT_KICKED));
         assertThat(s.status() != SubscriptionStatus.PAST_DUE || s.failedAttempts() > 0 && s.nextAttemptAt() != null).isTrue();
         assertThat(s.status() != SubscriptionStatus.CANCELED || s.canceledAt() != null).isTrue();
         assertThat(s.started()).isEqualTo(s.paidThrough() >= 0);

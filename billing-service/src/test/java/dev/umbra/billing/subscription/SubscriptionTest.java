@@ -203,6 +203,17 @@ class SubscriptionTest {
     }
 
     @Test
+    void aBotInstalledFromBeforeTheKickDoesNotLiftIt() {
+        Subscription kicked = active().suspend(SuspensionReason.BOT_KICKED, T0.plusSeconds(10)).after();
+        assertThat(kicked.botKickedAt()).isEqualTo(T0.plusSeconds(10));
+        // a late or redriven record of the install before the kick
+        assertThat(kicked.resume(SuspensionReason.BOT_KICKED, null, T0.plusSeconds(5)).changed()).isFalse();
+        Transition back = kicked.resume(SuspensionReason.BOT_KICKED, null, T0.plusSeconds(20));
+        assertThat(back.after().status()).isEqualTo(ACTIVE);
+        assertThat(back.after().botKickedAt()).isNull();
+    }
+
+    @Test
     void anotherBillingKeyPaysARunningSubscriptionAndResumesOneSuspendedForItsDeletedKey() {
         UUID newKey = UUID.randomUUID();
         Transition changedCard = twice(active(), s -> s.payWith(newKey, T0));
