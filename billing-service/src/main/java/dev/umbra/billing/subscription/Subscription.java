@@ -314,6 +314,10 @@ public record Subscription(
         if (!left.isEmpty()) {
             return Transition.of(this, Trigger.RESUME, draft.suspensions(left).build());
         }
+        if (cancelAtPeriodEnd && !at.isBefore(paidPeriod().end())) {
+            // it was to end with its paid period, which ended while it was suspended: it ends instead of running again
+            return Transition.of(this, Trigger.RESUME, new Draft(this).canceled(at).build());
+        }
         draft.suspensions(Set.of());
         if (!at.isBefore(cycle.period(duePeriod).end())) {
             draft.duePeriod(cycle.periodAt(at).number()).failedAttempts(0).nextAttemptAt(null).status(ACTIVE);

@@ -40,10 +40,11 @@ public final class TransitionTable {
         row(Trigger.SUSPEND, ACTIVE, SUSPENDED);
         row(Trigger.SUSPEND, PAST_DUE, SUSPENDED);
         row(Trigger.SUSPEND, SUSPENDED, SUSPENDED);
-        row(Trigger.RESUME, SUSPENDED, ACTIVE, PAST_DUE, SUSPENDED);
+        // a subscription canceled at period end whose period ended while it was suspended ends when resumed
+        row(Trigger.RESUME, SUSPENDED, ACTIVE, PAST_DUE, SUSPENDED, CANCELED);
         row(Trigger.PAY_WITH, ACTIVE, ACTIVE);
         row(Trigger.PAY_WITH, PAST_DUE, PAST_DUE);
-        row(Trigger.PAY_WITH, SUSPENDED, ACTIVE, PAST_DUE, SUSPENDED);
+        row(Trigger.PAY_WITH, SUSPENDED, ACTIVE, PAST_DUE, SUSPENDED, CANCELED);
         row(Trigger.UPGRADE_CHARGED, ACTIVE, ACTIVE);
         row(Trigger.UPGRADE_CHARGED, PAST_DUE, PAST_DUE);
         row(Trigger.UPGRADE_CHARGED, SUSPENDED, SUSPENDED);

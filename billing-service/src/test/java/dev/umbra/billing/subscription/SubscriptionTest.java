@@ -203,6 +203,18 @@ class SubscriptionTest {
     }
 
     @Test
+    void aSubscriptionCanceledAtPeriodEndWhosePeriodEndedWhileSuspendedEndsInsteadOfRunningAgain() {
+        Subscription suspended = active().cancelAtPeriodEnd(T0).after().suspend(SuspensionReason.BOT_KICKED, T0.plusSeconds(5)).after();
+        Transition back = twice(suspended, s -> s.resume(SuspensionReason.BOT_KICKED, null, PERIOD_END.plusSeconds(30)));
+        assertThat(back.after().status()).isEqualTo(CANCELED);
+        assertThat(back.events()).isEmpty();
+        // before the period's end it runs again, still to end with its period
+        Transition early = suspended.resume(SuspensionReason.BOT_KICKED, null, PERIOD_END.minusSeconds(30));
+        assertThat(early.after().status()).isEqualTo(ACTIVE);
+        assertThat(early.after().cancelAtPeriodEnd()).isTrue();
+    }
+
+    @Test
     void aBotInstalledFromBeforeTheKickDoesNotLiftIt() {
         Subscription kicked = active().suspend(SuspensionReason.BOT_KICKED, T0.plusSeconds(10)).after();
         assertThat(kicked.botKickedAt()).isEqualTo(T0.plusSeconds(10));
