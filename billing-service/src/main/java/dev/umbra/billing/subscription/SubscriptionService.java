@@ -118,7 +118,7 @@ public class SubscriptionService {
         Instant now = clock.instant();
         return lockFor(id, caller).chain(row -> BillingKey.lockLive(row.userId, billingKeyId).chain(key -> {
             if (key == null) {
-                throw ProblemException.unprocessable("billing key " + billingKeyId + " is not a billing key of the subscription's user");
+                throw ProblemException.unprocessable("billing key " + billingKeyId + " is not a live billing key of the subscription's user (unknown, deleted or another user's)");
             }
             return changes.apply(row, row.toDomain().payWith(key.id, now));
         }));
