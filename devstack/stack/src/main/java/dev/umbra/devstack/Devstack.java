@@ -161,6 +161,10 @@ public final class Devstack implements AutoCloseable {
         config.put("umbra.billing-key.encryption.keys.1", billingKeyEncryptionKey);
         // The local run and the tests move billing's clock (dunning, renewals); never on in production.
         config.put("umbra.billing.clock-control.enabled", "true");
+        // Services are stopped, killed and restarted here on purpose: a dead consumer's partitions move on
+        // after 10 s, not 45, and a group rebalances within a second, not three.
+        config.put("umbra.kafka.session-timeout-ms", "10000");
+        config.put("umbra.kafka.heartbeat-interval-ms", "1000");
         return config;
     }
 
