@@ -24,8 +24,7 @@ public class GuildEventsConsumer {
     public GuildEventsConsumer(Inbox inbox, LicenseService licenses, GuildOwners owners) {
         this.inbox = inbox;
         this.handlers = EventHandlers.builder()
-                .on(BotInstalled.class, (event, envelope) -> licenses.onBotInstalled(event, envelope)
-                        .chain(() -> owners.onBotInstalled(event, envelope)))
+                .onBatch(BotInstalled.class, installs -> licenses.onBotsInstalled(installs).chain(() -> owners.onBotsInstalled(installs)))
                 .on(GuildOwnerChanged.class, owners::onOwnerChanged)
                 .on(BotKicked.class, licenses::onBotKicked)
                 .on(GuildDeleted.class, licenses::onGuildDeleted)

@@ -3,12 +3,16 @@ package dev.umbra.licensing.license;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.GuildOwnerChanged;
+import dev.umbra.platform.inbox.Delivered;
 import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.web.ProblemException;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -21,8 +25,12 @@ import java.util.Objects;
 @ApplicationScoped
 public class GuildOwners {
 
+    // A run of installs in one statement: per guild, the earliest of the run (the first applied of equals).
     private static final String INSTALLED = """
-            insert into guild_owner (guild_id, first_installer_id, first_installed_at) values (:guildId, :installer, :at)
+            insert into guild_owner (guild_id, first_installer_id, first_installed_at)
+            select distinct on (guild_id) guild_id, installer, installed_at
+            from unnest($1::text[], $2::text[], $3::timestamptz[]) with ordinality as i(guild_id, installer, installed_at, position)
+            order by guild_id, installed_at, position
             on conflict (guild_id) do update
                 set first_installer_id = excluded.first_installer_id, first_installed_at = excluded.first_installed_at
                 where guild_owner.first_installed_at is null or excluded.first_installed_at < guild_owner.first_installed_at""";
@@ -34,15 +42,16 @@ public class GuildOwners {
     private static final String OWNER = """
             select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = $1""";
 
-    Uni<Void> onBotInstalled(BotInstalled event, EventEnvelope envelope) {
-        if (event.installerUserId() == null) {
+    Uni<Void> onBotsInstalled(List<Delivered<BotInstalled>> installs) {
+        List<Delivered<BotInstalled>> known = installs.stream().filter(install -> install.event().installerUserId() != null).toList();
+        if (known.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return Panache.getSession().chain(session -> session.createNativeQuery(INSTALLED)
-                .setParameter("guildId", event.guildId())
-                .setParameter("installer", event.installerUserId())
-                .setParameter("at", envelope.occurredAt())
-                .executeUpdate()).replaceWithVoid();
+        String[] guilds = known.stream().map(install -> install.event().guildId()).toArray(String[]::new);
+        String[] installers = known.stream().map(install -> install.event().installerUserId()).toArray(String[]::new);
+        OffsetDateTime[] at = known.stream().map(install -> install.envelope().occurredAt().atOffset(ZoneOffset.UTC))
+                .toArray(OffsetDateTime[]::new);
+        return Panache.getSession().chain(session -> NativeSelects.select(session, INSTALLED, guilds, installers, at)).replaceWithVoid();
     }
 
     Uni<Void> onOwnerChanged(GuildOwnerChanged event, EventEnvelope envelope) {

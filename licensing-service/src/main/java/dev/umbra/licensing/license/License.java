@@ -12,6 +12,7 @@ import jakarta.persistence.NamedQuery;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 /** The stored form of a {@link LicenseState}, plus its derived plan, status and reason for reads. */
@@ -20,6 +21,7 @@ import java.util.UUID;
 // A named query is translated while the application starts; the first HQL translation of a JVM takes seconds
 // of a cold CPU, which on an event loop blocked the first events after every start.
 @NamedQuery(name = "License.byGuild", query = "from License where guildId = ?1")
+@NamedQuery(name = "License.byGuilds", query = "from License where guildId in ?1")
 public class License extends PanacheEntityBase {
 
     @Id
@@ -85,6 +87,10 @@ public class License extends PanacheEntityBase {
 
     public static Uni<License> findByGuild(String guildId) {
         return find("#License.byGuild", guildId).firstResult();
+    }
+
+    static Uni<List<License>> byGuilds(List<String> guildIds) {
+        return find("#License.byGuilds", guildIds).list();
     }
 
     LicenseState state() {

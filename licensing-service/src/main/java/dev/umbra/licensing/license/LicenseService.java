@@ -14,9 +14,11 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.events.plan.Plan;
+import dev.umbra.platform.inbox.Delivered;
 import dev.umbra.platform.inbox.RejectedEventException;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.readmodel.AggregateGuilds;
+import dev.umbra.platform.trace.TraceContext;
 import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.platform.web.ProblemException;
@@ -28,7 +30,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 
@@ -55,8 +61,11 @@ public class LicenseService {
         this.guilds = guilds;
     }
 
-    Uni<Void> onBotInstalled(BotInstalled event, EventEnvelope envelope) {
-        return change(event.guildId(), license -> LicenseRules.botInstalled(license, event.guildId(), envelope.occurredAt()));
+    /** Installs come in bursts (every new guild, a backlog after an outage): a run of them reads and writes its licenses at once. */
+    Uni<Void> onBotsInstalled(List<Delivered<BotInstalled>> installs) {
+        return changeAll(installs.stream().map(install -> new Change(install.event().guildId(),
+                license -> LicenseRules.botInstalled(license, install.event().guildId(), install.envelope().occurredAt()),
+                install.traceContext())).toList());
     }
 
     Uni<Void> onBotKicked(BotKicked event, EventEnvelope envelope) {
@@ -115,11 +124,11 @@ public class LicenseService {
     Uni<LicenseState> sweep(License license, Instant now) {
         LicenseState before = license.state();
         LicenseState after = LicenseRules.sweep(before, now, grace);
-        return save(license, license.guildId, before, after).replaceWith(after);
+        return save(license, before, after).replaceWith(after);
     }
 
     private Uni<Void> change(String guildId, UnaryOperator<LicenseState> rule) {
-        return License.findByGuild(guildId).chain(license -> store(license, guildId, rule));
+        return changeAll(List.of(new Change(guildId, rule, TraceContext.current())));
     }
 
     private Uni<Void> changeForSubscription(UUID subscriptionId, UnaryOperator<LicenseState> rule) {
@@ -132,28 +141,63 @@ public class LicenseService {
         });
     }
 
-    /** An event's change; when it moves the license's next sweep, the sweep queue learns it in the same transaction. */
-    private Uni<Void> store(License license, String guildId, UnaryOperator<LicenseState> rule) {
-        LicenseState before = license == null ? null : license.state();
-        LicenseState after = rule.apply(before);
-        Uni<Void> saved = save(license, guildId, before, after);
-        if (after == null) {
-            return saved;
-        }
-        Instant nextSweep = LicenseRules.nextSweepAt(after, grace);
-        boolean moved = nextSweep != null && (before == null || !nextSweep.equals(LicenseRules.nextSweepAt(before, grace)));
-        return moved ? saved.chain(() -> sweeps.schedule(after.licenseId().toString(), JsonNodeFactory.instance.objectNode(), nextSweep))
-                : saved;
+    /** A rule to apply to a guild's license, and the trace of the event it comes from. */
+    private record Change(String guildId, UnaryOperator<LicenseState> rule, String traceContext) {
     }
 
-    private Uni<Void> save(License license, String guildId, LicenseState before, LicenseState after) {
-        if (after == null || after.equals(before)) {
+    /**
+     * Applies the changes in order, each to the license as the ones before left it: the licenses are read
+     * with one query, new ones inserted together, and the events of all the changes written with one
+     * statement. A change that moves a license's next sweep tells the sweep queue, in the same transaction.
+     */
+    private Uni<Void> changeAll(List<Change> changes) {
+        List<String> guildIds = changes.stream().map(Change::guildId).distinct().toList();
+        return License.byGuilds(guildIds).chain(found -> {
+            Instant now = clock.instant();
+            Map<String, License> licenses = new HashMap<>();
+            Map<String, LicenseState> states = new HashMap<>();
+            found.forEach(license -> {
+                licenses.put(license.guildId, license);
+                states.put(license.guildId, license.state());
+            });
+            List<License> created = new ArrayList<>();
+            List<OutboxWriter.Publication> events = new ArrayList<>();
+            Map<String, Instant> sweepsDue = new LinkedHashMap<>();
+            for (Change change : changes) {
+                LicenseState before = states.get(change.guildId());
+                LicenseState after = change.rule().apply(before);
+                if (after == null || after.equals(before)) {
+                    continue;
+                }
+                License license = licenses.computeIfAbsent(change.guildId(), guild -> {
+                    License fresh = new License();
+                    created.add(fresh);
+                    return fresh;
+                });
+                license.update(after, now);
+                states.put(change.guildId(), after);
+                LicenseChanges.between(before, after).forEach(event -> events.add(new OutboxWriter.Publication(event, now, change.traceContext())));
+                Instant nextSweep = LicenseRules.nextSweepAt(after, grace);
+                if (nextSweep != null && (before == null || !nextSweep.equals(LicenseRules.nextSweepAt(before, grace)))) {
+                    sweepsDue.put(after.licenseId().toString(), nextSweep);
+                }
+            }
+            Uni<Void> stored = created.isEmpty() ? Uni.createFrom().voidItem() : License.persist(created);
+            stored = stored.chain(() -> outbox.publishInOrder(events)).replaceWithVoid();
+            for (Map.Entry<String, Instant> due : sweepsDue.entrySet()) {
+                stored = stored.chain(() -> sweeps.schedule(due.getKey(), JsonNodeFactory.instance.objectNode(), due.getValue()));
+            }
+            return stored;
+        });
+    }
+
+    /** The sweeper's change of a loaded license. */
+    private Uni<Void> save(License license, LicenseState before, LicenseState after) {
+        if (after.equals(before)) {
             return Uni.createFrom().voidItem();
         }
-        License target = license != null ? license : new License();
-        target.update(after, clock.instant());
-        Uni<Void> saved = license != null ? Uni.createFrom().voidItem() : target.persist().replaceWithVoid();
-        return saved.chain(() -> publish(LicenseChanges.between(before, after)));
+        license.update(after, clock.instant());
+        return publish(LicenseChanges.between(before, after));
     }
 
     /** An unknown plan code can never be applied, so the event is rejected. */
@@ -162,10 +206,6 @@ public class LicenseService {
     }
 
     private Uni<Void> publish(List<DomainEvent> events) {
-        Uni<Void> chain = Uni.createFrom().voidItem();
-        for (DomainEvent event : events) {
-            chain = chain.chain(() -> outbox.publish(event)).replaceWithVoid();
-        }
-        return chain;
+        return outbox.publishAll(events).replaceWithVoid();
     }
 }

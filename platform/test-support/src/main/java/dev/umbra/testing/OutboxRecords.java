@@ -23,8 +23,13 @@ public final class OutboxRecords {
     }
 
     public static void publish(DomainEvent event, UUID eventId, Instant occurredAt) {
+        KafkaProbe.produceAll(java.util.List.of(record(event, eventId, occurredAt)));
+    }
+
+    /** The record Debezium's outbox router would write for the event, for {@link KafkaProbe#produceAll}. */
+    public static org.apache.kafka.clients.producer.ProducerRecord<String, byte[]> record(DomainEvent event, UUID eventId, Instant occurredAt) {
         EventCatalog.Entry entry = EventCatalog.entryOf(event.getClass());
-        KafkaProbe.produce(Topics.of(entry.aggregateType()), event.aggregateId(), EventCodec.toJson(event).getBytes(StandardCharsets.UTF_8),
+        return KafkaProbe.record(Topics.of(entry.aggregateType()), event.aggregateId(), EventCodec.toJson(event).getBytes(StandardCharsets.UTF_8),
                 headers(entry.eventType(), entry.aggregateType(), eventId, occurredAt));
     }
 
@@ -45,10 +50,7 @@ public final class OutboxRecords {
         var records = events.stream().map(event -> {
             UUID eventId = UUID.randomUUID();
             ids.add(eventId);
-            EventCatalog.Entry entry = EventCatalog.entryOf(event.getClass());
-            return KafkaProbe.record(Topics.of(entry.aggregateType()), event.aggregateId(),
-                    EventCodec.toJson(event).getBytes(StandardCharsets.UTF_8),
-                    headers(entry.eventType(), entry.aggregateType(), eventId, occurredAt));
+            return record(event, eventId, occurredAt);
         }).toList();
         KafkaProbe.produceAll(records);
         return ids;

@@ -4,7 +4,6 @@ import static dev.umbra.platform.inbox.TestEvents.applications;
 import static dev.umbra.platform.inbox.TestEvents.claims;
 import static dev.umbra.platform.inbox.TestEvents.distinctApplications;
 import static dev.umbra.platform.inbox.TestEvents.guild;
-import static dev.umbra.platform.inbox.TestEvents.installed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -31,6 +30,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import dev.umbra.platform.inbox.TestEvents.Handling;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -64,7 +65,9 @@ class DatabaseOutageIT {
     @Test
     void aDatabaseOutageInTheMiddleOfABurstCostsNoEventAndNeedsNoRestart() {
         List<UUID> ids = TestEvents.ids(1000);
-        KafkaProbe.produceAll(ids.stream().map(id -> installed(guild("00"), id)).toList());
+        // fifty events for a handler of one event, fifty for a handler of runs, and so on
+        KafkaProbe.produceAll(IntStream.range(0, ids.size())
+                .mapToObj(i -> Handling.values()[(i / 50) % 2].record(guild("00"), ids.get(i))).toList());
         await().atMost(Duration.ofSeconds(60)).until(() -> applications(DB, ids) >= 50);
 
         DevstackResource.postgresProxy().cut();

@@ -1,7 +1,9 @@
 package dev.umbra.platform.inbox;
 
+import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventCodec;
 import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.BotKicked;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
@@ -37,9 +39,18 @@ final class TestEvents {
     }
 
     static ProducerRecord<String, byte[]> installed(String guildId, UUID eventId) {
-        return KafkaProbe.record(TestConsumer.TOPIC, guildId,
-                EventCodec.toJson(new BotInstalled(guildId, "223456789012345678")).getBytes(StandardCharsets.UTF_8),
-                OutboxRecords.headers("BotInstalled", "guild", eventId, Instant.now()));
+        return Handling.ONE_AT_A_TIME.record(guildId, eventId);
+    }
+
+    /** The test consumer's two kinds of handler, and records of the event type each applies. */
+    enum Handling {
+        ONE_AT_A_TIME, TOGETHER;
+
+        ProducerRecord<String, byte[]> record(String guildId, UUID eventId) {
+            DomainEvent event = this == ONE_AT_A_TIME ? new BotInstalled(guildId, "223456789012345678") : new BotKicked(guildId);
+            return KafkaProbe.record(TestConsumer.TOPIC, guildId, EventCodec.toJson(event).getBytes(StandardCharsets.UTF_8),
+                    OutboxRecords.headers(event.getClass().getSimpleName(), "guild", eventId, Instant.now()));
+        }
     }
 
     static ProducerRecord<String, byte[]> undecodable(String guildId, UUID eventId) {

@@ -3,6 +3,7 @@ package dev.umbra.platform.inbox;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventCatalog;
 import dev.umbra.events.EventEnvelope;
+import dev.umbra.platform.trace.TraceContext;
 import io.smallrye.mutiny.Uni;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,7 +17,8 @@ import java.util.Set;
  * Which handler applies which event type. Event types without a handler go to the handler of any event
  * if there is one ({@link Builder#onAnyOther}), and are skipped otherwise. The read models the consumer
  * feeds ({@link Builder#feeding}) learn from an event before its handler runs; an event only they take
- * is applied for them alone.
+ * is applied for them alone. A type registered with {@link Builder#onBatch} is applied a run of
+ * consecutive records at a time.
  */
 public final class EventHandlers {
 
@@ -42,6 +44,16 @@ public final class EventHandlers {
         Object decode(EventEnvelope envelope);
 
         Uni<Void> apply(Object event, EventEnvelope envelope, AnyEventHandler.RecordPosition position);
+
+        /** True if consecutive events of this route are applied together ({@link #applyAll}). */
+        default boolean together() {
+            return false;
+        }
+
+        /** Applies consecutive events of this route in one go, in their order. */
+        default Uni<Void> applyAll(List<Delivered<DomainEvent>> events) {
+            throw new UnsupportedOperationException("events of this route are applied one at a time");
+        }
     }
 
     /**
@@ -70,9 +82,44 @@ public final class EventHandlers {
         }
     }
 
+    /** The handlers of an event type handled in runs: the read models learn from each event, then the run is applied at once. */
+    private record Together(Class<? extends DomainEvent> type, List<ReadModel.EnvelopeHandler> every,
+            List<EventHandler<DomainEvent>> fed, BatchEventHandler<DomainEvent> handler) implements Route {
+
+        @Override
+        public Object decode(EventEnvelope envelope) {
+            return envelope.payloadAs(type);
+        }
+
+        @Override
+        public Uni<Void> apply(Object event, EventEnvelope envelope, AnyEventHandler.RecordPosition position) {
+            return applyAll(List.of(new Delivered<>((DomainEvent) event, envelope, TraceContext.current())));
+        }
+
+        @Override
+        public boolean together() {
+            return true;
+        }
+
+        @Override
+        public Uni<Void> applyAll(List<Delivered<DomainEvent>> events) {
+            Uni<Void> chain = Uni.createFrom().voidItem();
+            for (Delivered<DomainEvent> delivered : events) {
+                for (ReadModel.EnvelopeHandler handler : every) {
+                    chain = chain.chain(() -> handler.handle(delivered.envelope()));
+                }
+                for (EventHandler<DomainEvent> handler : fed) {
+                    chain = chain.chain(() -> handler.handle(delivered.event(), delivered.envelope()));
+                }
+            }
+            return chain.chain(() -> handler.handle(events));
+        }
+    }
+
     public static final class Builder {
         private final Map<String, Class<? extends DomainEvent>> types = new HashMap<>();
         private final Map<String, EventHandler<DomainEvent>> own = new HashMap<>();
+        private final Map<String, BatchEventHandler<DomainEvent>> together = new HashMap<>();
         private final Map<String, List<EventHandler<DomainEvent>>> fed = new HashMap<>();
         private final List<ReadModel.EnvelopeHandler> fedEvery = new ArrayList<>();
         private final Set<ReadModel> readModels = new LinkedHashSet<>();
@@ -80,7 +127,18 @@ public final class EventHandlers {
 
         public <E extends DomainEvent> Builder on(Class<E> type, EventHandler<E> handler) {
             String eventType = typeOf(type);
-            if (own.putIfAbsent(eventType, widened(type, handler)) != null) {
+            if (together.containsKey(eventType) || own.putIfAbsent(eventType, widened(type, handler)) != null) {
+                throw new IllegalArgumentException("two handlers for " + eventType);
+            }
+            return this;
+        }
+
+        /** The handler of the type's consecutive events of a batch, applied together ({@link BatchEventHandler}). */
+        @SuppressWarnings("unchecked")
+        public <E extends DomainEvent> Builder onBatch(Class<E> type, BatchEventHandler<E> handler) {
+            String eventType = typeOf(type);
+            BatchEventHandler<DomainEvent> widened = events -> handler.handle((List<Delivered<E>>) (List<?>) events);
+            if (own.containsKey(eventType) || together.putIfAbsent(eventType, widened) != null) {
                 throw new IllegalArgumentException("two handlers for " + eventType);
             }
             return this;
@@ -120,6 +178,9 @@ public final class EventHandlers {
             Map<String, Route> routes = new HashMap<>();
             Set<String> handled = new LinkedHashSet<>(own.keySet());
             handled.addAll(fed.keySet());
+            handled.removeAll(together.keySet());
+            together.forEach((eventType, handler) -> routes.put(eventType, new Together(types.get(eventType), List.copyOf(fedEvery),
+                    List.copyOf(fed.getOrDefault(eventType, List.of())), handler)));
             for (String eventType : handled) {
                 List<EventHandler<DomainEvent>> typed = new ArrayList<>(fed.getOrDefault(eventType, List.of()));
                 if (own.containsKey(eventType)) {

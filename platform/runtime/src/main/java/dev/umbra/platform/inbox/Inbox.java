@@ -1,5 +1,6 @@
 package dev.umbra.platform.inbox;
 
+import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventDecodingException;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.platform.inbox.InboxMetrics.Outcome;
@@ -41,7 +42,8 @@ import org.jboss.logging.Logger;
  * order: decode each envelope, then in ONE transaction claim the batch's events in
  * {@code processed_event} with one statement (duplicates claim nothing and are skipped) and apply the
  * handlers of the claimed ones in record order; their writes and outbox events commit with the claims.
- * The batch is acked after every commit.
+ * Consecutive records of a type with a {@link BatchEventHandler} are applied in one call (a run). The
+ * batch is acked after every commit.
  *
  * <p>What happens to a failure depends on what it is:
  * <ul>
@@ -54,7 +56,8 @@ import org.jboss.logging.Logger;
  * {@link RejectedEventException}): it goes to {@code <topic>.dlq} at once;</li>
  * <li>any other handler failure: the batch is split. The records before the culprit are applied, the
  * culprit alone is tried {@link InboxConfig#maxAttempts()} times and then dead-lettered, and the
- * records after it carry on as a batch.</li>
+ * records after it carry on as a batch. When a run failed, the batch is first applied again one record
+ * at a time, which tells the culprit.</li>
  * </ul>
  *
  * <pre>{@code
@@ -151,13 +154,22 @@ public class Inbox {
         }
     }
 
-    /** A failed transaction, and which record of it failed (-1: none in particular, such as the claim). */
+    /**
+     * A failed transaction, and which record of it failed (-1: none in particular, such as the claim);
+     * for a run of records applied together, its first, and {@code inRun}.
+     */
     private static final class AttemptFailed extends RuntimeException {
         final int index;
+        final boolean inRun;
 
         AttemptFailed(int index, Throwable cause) {
+            this(index, false, cause);
+        }
+
+        AttemptFailed(int index, boolean inRun, Throwable cause) {
             super(cause);
             this.index = index;
+            this.inRun = inRun;
         }
     }
 
@@ -192,12 +204,17 @@ public class Inbox {
             return handled.isEmpty() ? Uni.createFrom().voidItem() : attempt(handled, 0, 0);
         }
 
+        private Uni<Void> attempt(List<Item> items, int transientFailures, int failures) {
+            return attempt(items, transientFailures, failures, true);
+        }
+
         /**
          * @param transientFailures infrastructure faults in a row so far (they set the backoff, never a limit)
          * @param failures          deterministic failures of a single record so far
+         * @param together          whether runs of a {@link BatchEventHandler}'s records are applied together
          */
-        private Uni<Void> attempt(List<Item> items, int transientFailures, int failures) {
-            return Uni.createFrom().deferred(() -> applyInOneTransaction(items))
+        private Uni<Void> attempt(List<Item> items, int transientFailures, int failures, boolean together) {
+            return Uni.createFrom().deferred(() -> applyInOneTransaction(items, together))
                     .runSubscriptionOn(context)
                     .onFailure().recoverWithUni(error -> {
                         AttemptFailed failed = error instanceof AttemptFailed f ? f : new AttemptFailed(-1, error);
@@ -210,7 +227,7 @@ public class Inbox {
                             } else {
                                 LOG.debugf("%s tries %s again after a passing fault: %s", consumer, culprit.position(), rootMessage(cause));
                             }
-                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures));
+                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, together));
                         }
                         if (StorageFaults.lostRace(cause)) {
                             // Another transaction (another partition, another channel) wrote the same rows first and
@@ -221,9 +238,14 @@ public class Inbox {
                             } else {
                                 LOG.debugf("%s lost a race at %s and runs again: %s", consumer, culprit.position(), rootMessage(cause));
                             }
-                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures));
+                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, together));
                         }
                         metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.DETERMINISTIC);
+                        if (failed.inRun) {
+                            // which record of the run it was: the same records again, each applied on its own
+                            LOG.debugf("%s applies the run at %s one record at a time: %s", consumer, culprit.position(), rootMessage(cause));
+                            return attempt(items, 0, failures, false);
+                        }
                         if (items.size() > 1) {
                             if (cause instanceof RejectedEventException) {
                                 // its dead-lettering is reported on its own
@@ -232,7 +254,8 @@ public class Inbox {
                                 LOG.warnf("%s splits its batch at %s to apply the rest without it: %s", consumer, culprit.position(),
                                         rootMessage(cause));
                             }
-                            return split(items, failed.index);
+                            // one at a time after its run failed: that failure was the culprit's first attempt
+                            return split(items, failed.index, together ? 0 : 1);
                         }
                         if (cause instanceof RejectedEventException || failures + 1 >= config.maxAttempts()) {
                             return deadLetter(culprit, cause);
@@ -244,7 +267,7 @@ public class Inbox {
         }
 
         /** Applies the records before the culprit, then the culprit on its own, then the rest. */
-        private Uni<Void> split(List<Item> items, int culprit) {
+        private Uni<Void> split(List<Item> items, int culprit, int earlierFailures) {
             if (culprit < 0) {
                 Uni<Void> oneByOne = Uni.createFrom().voidItem();
                 for (Item item : items) {
@@ -255,15 +278,15 @@ public class Inbox {
             List<Item> before = items.subList(0, culprit);
             List<Item> after = items.subList(culprit + 1, items.size());
             return (before.isEmpty() ? Uni.createFrom().voidItem() : attempt(before, 0, 0))
-                    .chain(() -> attempt(List.of(items.get(culprit)), 0, 1))
+                    .chain(() -> attempt(List.of(items.get(culprit)), 0, 1 + earlierFailures))
                     .chain(() -> after.isEmpty() ? Uni.createFrom().voidItem() : attempt(after, 0, 0));
         }
 
-        private Uni<Void> applyInOneTransaction(List<Item> items) {
+        private Uni<Void> applyInOneTransaction(List<Item> items, boolean together) {
             List<Item> applied = new ArrayList<>();
             return Panache.withTransaction(() -> claim(items)
                             .onFailure().transform(error -> new AttemptFailed(-1, error))
-                            .chain(claimed -> applyInOrder(items, claimed, applied, 0)))
+                            .chain(claimed -> applyInOrder(items, claimed, applied, 0, together)))
                     .invoke(() -> {
                         for (Item item : items) {
                             boolean wasApplied = applied.contains(item);
@@ -279,12 +302,28 @@ public class Inbox {
         }
 
         /** Applies each claimed event once, in record order (a batch may hold the same event twice). */
-        private Uni<Void> applyInOrder(List<Item> items, Set<UUID> claimed, List<Item> applied, int from) {
+        private Uni<Void> applyInOrder(List<Item> items, Set<UUID> claimed, List<Item> applied, int from, boolean together) {
             for (int i = from; i < items.size(); i++) {
                 Item item = items.get(i);
                 if (claimed.remove(item.envelope().eventId())) {
                     applied.add(item);
                     int index = i;
+                    if (item.route().together()) {
+                        List<Item> run = new ArrayList<>(List.of(item));
+                        int last = i;
+                        while (together && last + 1 < items.size() && items.get(last + 1).route() == item.route()) {
+                            last++;
+                            Item next = items.get(last);
+                            if (claimed.remove(next.envelope().eventId())) {
+                                run.add(next);
+                                applied.add(next);
+                            }
+                        }
+                        int after = last + 1;
+                        return applyTogether(run)
+                                .onFailure().transform(error -> new AttemptFailed(index, run.size() > 1, error))
+                                .chain(() -> applyInOrder(items, claimed, applied, after, together));
+                    }
                     Span span = startSpan(item);
                     // current on this partition's own context until the handler is done: the events its
                     // handler publishes carry this span, so the trace goes on to their consumers
@@ -304,10 +343,31 @@ public class Inbox {
                             // client: the transaction goes on, or rolls back, on its own context only
                             .emitOn(context)
                             .onFailure().transform(error -> new AttemptFailed(index, error))
-                            .chain(() -> applyInOrder(items, claimed, applied, index + 1));
+                            .chain(() -> applyInOrder(items, claimed, applied, index + 1, together));
                 }
             }
             return Uni.createFrom().voidItem();
+        }
+
+        /** A run of a {@link BatchEventHandler}'s records in one call: a span each, ended when the run is. */
+        private Uni<Void> applyTogether(List<Item> run) {
+            List<Span> spans = run.stream().map(this::startSpan).toList();
+            List<Delivered<DomainEvent>> events = new ArrayList<>(run.size());
+            for (int i = 0; i < run.size(); i++) {
+                Item item = run.get(i);
+                events.add(new Delivered<>((DomainEvent) item.event(), item.envelope(), TraceContext.of(spans.get(i))));
+            }
+            Item first = run.get(0);
+            return Uni.createFrom().deferred(() -> first.route().applyAll(events).emitOn(context).chain(Run::flushAndForget))
+                    .onTermination().invoke((ignored, failure, cancelled) -> spans.forEach(span -> {
+                        if (failure != null || cancelled) {
+                            span.setStatus(StatusCode.ERROR, cancelled ? "timed out" : failure.toString());
+                        }
+                        span.end();
+                    }))
+                    .ifNoItem().after(config.attemptTimeout())
+                    .failWith(() -> new HandlerTimeoutException(first, config.attemptTimeout()))
+                    .emitOn(context);
         }
 
         /**

@@ -11,6 +11,11 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
 import java.util.List;
 import org.hibernate.reactive.mutiny.Mutiny;
 
@@ -44,6 +49,30 @@ public class OutboxWriter {
             from next
             returning sequence""";
 
+    // Several events in one statement: each aggregate's sequence moves by its count of events (one upsert
+    // per aggregate, in a fixed order so that two writers lock rows in the same order), and the events
+    // take the numbers below it in their order. Rows go in in the list's order: Debezium reads them so.
+    private static final String INSERT_ALL = """
+            with event as (
+                select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::int[],
+                                     $8::text[]) with ordinality
+                    as e(id, aggregate_type, aggregate_id, type, occurred_at, payload, schema_version, trace_context, position)),
+            next as (
+                insert into aggregate_sequence as s (aggregate_type, aggregate_id, last_sequence)
+                select aggregate_type, aggregate_id, count(*) from event
+                group by aggregate_type, aggregate_id order by aggregate_type, aggregate_id
+                on conflict (aggregate_type, aggregate_id) do update set last_sequence = s.last_sequence + excluded.last_sequence
+                returning aggregate_type, aggregate_id, last_sequence)
+            insert into outbox_event (id, aggregatetype, aggregateid, type, "timestamp", payload, schema_version,
+                                      tracingspancontext, sequence)
+            select e.id, e.aggregate_type, e.aggregate_id, e.type, e.occurred_at, cast(e.payload as jsonb), e.schema_version,
+                   e.trace_context,
+                   n.last_sequence - count(*) over same_aggregate + row_number() over (same_aggregate order by e.position)
+            from event e join next n on n.aggregate_type = e.aggregate_type and n.aggregate_id = e.aggregate_id
+            window same_aggregate as (partition by e.aggregate_type, e.aggregate_id)
+            order by e.position
+            returning id, sequence""";
+
     private final Clock clock;
     private final MeterRegistry registry;
 
@@ -61,23 +90,56 @@ public class OutboxWriter {
         return inTransaction().chain(session -> write(session, envelope));
     }
 
-    /** Publishes the events in order, in the caller's transaction. */
+    /** Publishes the events in order, in the caller's transaction, with one statement. */
     public Uni<List<EventEnvelope>> publishAll(List<? extends DomainEvent> events) {
         Instant occurredAt = clock.instant();
-        List<EventEnvelope> envelopes = events.stream()
-                .map(event -> EventEnvelope.wrap(event, occurredAt, TraceContext.current()))
+        String traceContext = TraceContext.current();
+        return publishInOrder(events.stream().map(event -> new Publication(event, occurredAt, traceContext)).toList());
+    }
+
+    /** An event to publish: when it happened, and the {@code traceparent} of what caused it (null: none). */
+    public record Publication(DomainEvent event, Instant occurredAt, String traceContext) {
+    }
+
+    /** Publishes the events in order, in the caller's transaction, with one statement: a handler of many events at once writes theirs so. */
+    public Uni<List<EventEnvelope>> publishInOrder(List<Publication> publications) {
+        if (publications.isEmpty()) {
+            return Uni.createFrom().item(List.of());
+        }
+        List<EventEnvelope> envelopes = publications.stream()
+                .map(p -> EventEnvelope.wrap(p.event(), p.occurredAt(), p.traceContext()))
                 .toList();
-        return inTransaction().chain(session -> {
-            Uni<List<EventEnvelope>> written = Uni.createFrom().item(List.of());
-            for (EventEnvelope envelope : envelopes) {
-                written = written.chain(done -> write(session, envelope).map(sequenced -> {
-                    List<EventEnvelope> more = new java.util.ArrayList<>(done);
-                    more.add(sequenced);
-                    return more;
-                }));
-            }
-            return written;
-        });
+        int count = envelopes.size();
+        UUID[] ids = new UUID[count];
+        String[] aggregateTypes = new String[count];
+        String[] aggregateIds = new String[count];
+        String[] types = new String[count];
+        OffsetDateTime[] occurred = new OffsetDateTime[count];
+        String[] payloads = new String[count];
+        Integer[] schemaVersions = new Integer[count];
+        String[] traceContexts = new String[count];
+        for (int i = 0; i < count; i++) {
+            EventEnvelope envelope = envelopes.get(i);
+            ids[i] = envelope.eventId();
+            aggregateTypes[i] = envelope.aggregateType();
+            aggregateIds[i] = envelope.aggregateId();
+            types[i] = envelope.eventType();
+            occurred[i] = envelope.occurredAt().atOffset(ZoneOffset.UTC);
+            payloads[i] = envelope.payload().toString();
+            schemaVersions[i] = envelope.schemaVersion();
+            traceContexts[i] = envelope.traceContext();
+        }
+        return inTransaction()
+                .chain(session -> NativeSelects.select(session, INSERT_ALL, ids, aggregateTypes, aggregateIds, types, occurred, payloads,
+                        schemaVersions, traceContexts))
+                .map(rows -> {
+                    Map<UUID, Long> sequences = new HashMap<>();
+                    rows.forEach(row -> sequences.put(NativeSelects.value(row[0], UUID.class), NativeSelects.value(row[1], Long.class)));
+                    return envelopes.stream().map(envelope -> {
+                        written(envelope.eventType());
+                        return envelope.withSequence(sequences.get(envelope.eventId()));
+                    }).toList();
+                });
     }
 
     private static Uni<Mutiny.Session> inTransaction() {

@@ -24,8 +24,13 @@ public final class TraceContext {
 
     /** The current span's {@code traceparent}; null outside any trace. */
     public static String current() {
-        SpanContext span = Span.current().getSpanContext();
-        return span.isValid() ? "00-" + span.getTraceId() + "-" + span.getSpanId() + "-" + span.getTraceFlags().asHex() : null;
+        return of(Span.current());
+    }
+
+    /** The span's {@code traceparent}; null for an invalid span. */
+    public static String of(Span span) {
+        SpanContext context = span.getSpanContext();
+        return context.isValid() ? "00-" + context.getTraceId() + "-" + context.getSpanId() + "-" + context.getTraceFlags().asHex() : null;
     }
 
     /** The context whose parent is the (remote) span a {@code traceparent} names; the root context for none or a malformed one. */
