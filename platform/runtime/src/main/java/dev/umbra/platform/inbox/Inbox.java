@@ -23,7 +23,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -283,7 +285,8 @@ public class Inbox {
         }
 
         private Uni<Void> applyInOneTransaction(List<Item> items, boolean together) {
-            List<Item> applied = new ArrayList<>();
+            // by identity: a batch may hold the same record twice, and records' equality compares them whole
+            Set<Item> applied = Collections.newSetFromMap(new IdentityHashMap<>());
             return Panache.withTransaction(() -> claim(items)
                             .onFailure().transform(error -> new AttemptFailed(-1, error))
                             .chain(claimed -> applyInOrder(items, claimed, applied, 0, together)))
@@ -302,7 +305,7 @@ public class Inbox {
         }
 
         /** Applies each claimed event once, in record order (a batch may hold the same event twice). */
-        private Uni<Void> applyInOrder(List<Item> items, Set<UUID> claimed, List<Item> applied, int from, boolean together) {
+        private Uni<Void> applyInOrder(List<Item> items, Set<UUID> claimed, Set<Item> applied, int from, boolean together) {
             for (int i = from; i < items.size(); i++) {
                 Item item = items.get(i);
                 if (claimed.remove(item.envelope().eventId())) {
