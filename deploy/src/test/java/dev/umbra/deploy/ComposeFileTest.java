@@ -41,6 +41,8 @@ class ComposeFileTest {
     /** Mounted from the observability work (Prometheus' scrape configuration and alerts, Grafana's provisioning): checked when present. */
     private static final List<String> MOUNTED_FROM_OBSERVABILITY = List.of("deploy/prometheus", "deploy/grafana/");
     private static final Pattern ENV_REFERENCE = Pattern.compile("\\$\\{env:([A-Z0-9_]+)}");
+    private static final Set<String> DEVSTACK_ONLY = Set.of("UMBRA_BILLING_CLOCK_CONTROL_ENABLED", "UMBRA_KAFKA_SESSION_TIMEOUT_MS",
+            "UMBRA_KAFKA_HEARTBEAT_INTERVAL_MS");
     private static final Pattern EXPOSE = Pattern.compile("(?m)^EXPOSE ([\\d ]+)$");
 
     private static JsonNode compose;
@@ -107,9 +109,10 @@ class ComposeFileTest {
             Map<String, String> aliases = configuration.readFromVariables(service);
             Set<String> given = new LinkedHashSet<>(environment.keySet());
             secretSettings.stringPropertyNames().forEach(key -> given.add(ServiceConfiguration.environmentName(key)));
-            // what devstack gives a service that the service reads, compose gives it too (except the local run's clock control)
+            // what devstack gives a service that the service reads, compose gives it too (except what only the
+            // local run and the tests want: the clock control, Kafka timings for services killed on purpose)
             configuration.devstackSettings().stream().map(ServiceConfiguration::environmentName)
-                    .filter(known::contains).filter(v -> !v.equals("UMBRA_BILLING_CLOCK_CONTROL_ENABLED"))
+                    .filter(known::contains).filter(v -> !DEVSTACK_ONLY.contains(v))
                     .forEach(variable -> assertThat(given).as("%s is given %s", service.module(), variable)
                             .containsAnyOf(variable, aliases.getOrDefault(variable, variable)));
 
