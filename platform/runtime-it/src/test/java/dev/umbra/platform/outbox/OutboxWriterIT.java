@@ -45,13 +45,30 @@ class OutboxWriterIT {
         List<OutboxWriter.Publication> mixed = List.of(kick(a, at), kick(b, at), kick(a, at.plusSeconds(1)), kick(c, at),
                 kick(b, at.plusSeconds(1)), kick(a, at.plusSeconds(2)));
 
-        List<EventEnvelope> written = VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> outbox.publishInOrder(mixed)));
+        List<EventEnvelope> written;
+        // what logical decoding reads, as Debezium would: the rows in the order they were written
+        DB.execute("select 1 from pg_create_logical_replication_slot('outbox_writer_it', 'test_decoding')");
+        List<String> decoded;
+        try {
+            written = VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> outbox.publishInOrder(mixed)));
+            decoded = DB.text("select string_agg(data, E'\\n' order by lsn) from pg_logical_slot_get_changes('outbox_writer_it', null, null)")
+                    .lines().filter(line -> line.startsWith("table public.outbox_event: INSERT:")).toList();
+        } finally {
+            DB.execute("select pg_drop_replication_slot('outbox_writer_it')");
+        }
 
         assertThat(written).extracting(EventEnvelope::aggregateId).containsExactly(a, b, a, c, b, a);
         assertThat(written).extracting(EventEnvelope::sequence).containsExactly(2L, 1L, 3L, 1L, 2L, 4L);
         assertThat(written).extracting(EventEnvelope::occurredAt)
                 .containsExactly(at, at, at.plusSeconds(1), at, at.plusSeconds(1), at.plusSeconds(2));
         assertThat(written).extracting(EventEnvelope::traceContext).containsOnly("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        assertThat(decoded).hasSize(mixed.size());
+        for (int i = 0; i < mixed.size(); i++) {
+            assertThat(decoded.get(i)).as("row %d of the write-ahead log", i)
+                    .contains("id[uuid]:'" + written.get(i).eventId() + "'")
+                    .contains("aggregateid[character varying]:'" + written.get(i).aggregateId() + "'")
+                    .contains("sequence[bigint]:" + written.get(i).sequence());
+        }
         assertThat(DB.count("select last_sequence from aggregate_sequence where aggregate_id = ?", a)).isEqualTo(4);
         assertThat(DB.count("select count(*) from outbox_event where aggregateid in (?, ?, ?)", a, b, c))
                 .as("each row leaves with its insert").isZero();

@@ -10,6 +10,10 @@ import java.util.List;
  * backlog drains at the speed of its statements). The outcome must be the one of applying the events
  * one after the other in the list's order: a run may hold several events of one aggregate. A run that
  * fails is applied again one event at a time, so that a failure is the failing event's alone.
+ *
+ * <p>No span is current while a run is applied: the events a handler publishes in answer go through
+ * {@link dev.umbra.platform.outbox.OutboxWriter#publishInOrder} with their cause's
+ * {@link Delivered#traceContext()}, so that each trace goes on.
  */
 @FunctionalInterface
 public interface BatchEventHandler<E extends DomainEvent> {

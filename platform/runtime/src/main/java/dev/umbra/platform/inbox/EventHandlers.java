@@ -82,9 +82,8 @@ public final class EventHandlers {
         }
     }
 
-    /** The handlers of an event type handled in runs: the read models learn from each event, then the run is applied at once. */
-    private record Together(Class<? extends DomainEvent> type, List<ReadModel.EnvelopeHandler> every,
-            List<EventHandler<DomainEvent>> fed, BatchEventHandler<DomainEvent> handler) implements Route {
+    /** The handler of an event type handled in runs. */
+    private record Together(Class<? extends DomainEvent> type, BatchEventHandler<DomainEvent> handler) implements Route {
 
         @Override
         public Object decode(EventEnvelope envelope) {
@@ -103,16 +102,7 @@ public final class EventHandlers {
 
         @Override
         public Uni<Void> applyAll(List<Delivered<DomainEvent>> events) {
-            Uni<Void> chain = Uni.createFrom().voidItem();
-            for (Delivered<DomainEvent> delivered : events) {
-                for (ReadModel.EnvelopeHandler handler : every) {
-                    chain = chain.chain(() -> handler.handle(delivered.envelope()));
-                }
-                for (EventHandler<DomainEvent> handler : fed) {
-                    chain = chain.chain(() -> handler.handle(delivered.event(), delivered.envelope()));
-                }
-            }
-            return chain.chain(() -> handler.handle(events));
+            return handler.handle(events);
         }
     }
 
@@ -133,7 +123,10 @@ public final class EventHandlers {
             return this;
         }
 
-        /** The handler of the type's consecutive events of a batch, applied together ({@link BatchEventHandler}). */
+        /**
+         * The handler of the type's consecutive events of a batch, applied together ({@link BatchEventHandler});
+         * not for a type that feeds a read model of the consumer.
+         */
         @SuppressWarnings("unchecked")
         public <E extends DomainEvent> Builder onBatch(Class<E> type, BatchEventHandler<E> handler) {
             String eventType = typeOf(type);
@@ -179,8 +172,14 @@ public final class EventHandlers {
             Set<String> handled = new LinkedHashSet<>(own.keySet());
             handled.addAll(fed.keySet());
             handled.removeAll(together.keySet());
-            together.forEach((eventType, handler) -> routes.put(eventType, new Together(types.get(eventType), List.copyOf(fedEvery),
-                    List.copyOf(fed.getOrDefault(eventType, List.of())), handler)));
+            together.forEach((eventType, handler) -> {
+                // a read model learning from each event of a run before the handler ran would show the handler
+                // the state after the whole run, not the one each event met
+                if (!fedEvery.isEmpty() || fed.containsKey(eventType)) {
+                    throw new IllegalArgumentException(eventType + " feeds a read model: its events are applied one at a time");
+                }
+                routes.put(eventType, new Together(types.get(eventType), handler));
+            });
             for (String eventType : handled) {
                 List<EventHandler<DomainEvent>> typed = new ArrayList<>(fed.getOrDefault(eventType, List.of()));
                 if (own.containsKey(eventType)) {

@@ -158,20 +158,25 @@ public class Inbox {
 
     /**
      * A failed transaction, and which record of it failed (-1: none in particular, such as the claim);
-     * for a run of records applied together, its first, and {@code inRun}.
+     * for a run of records applied together, its first, and the run.
      */
     private static final class AttemptFailed extends RuntimeException {
         final int index;
-        final boolean inRun;
+        final List<Item> run;
 
         AttemptFailed(int index, Throwable cause) {
-            this(index, false, cause);
+            this(index, null, cause);
         }
 
-        AttemptFailed(int index, boolean inRun, Throwable cause) {
+        AttemptFailed(int index, List<Item> run, Throwable cause) {
             super(cause);
             this.index = index;
-            this.inRun = inRun;
+            this.run = run;
+        }
+
+        /** A run of more than one record failed: which of them is to blame is not known. */
+        boolean inRun() {
+            return run != null && run.size() > 1;
         }
     }
 
@@ -207,15 +212,18 @@ public class Inbox {
         }
 
         private Uni<Void> attempt(List<Item> items, int transientFailures, int failures) {
-            return attempt(items, transientFailures, failures, true);
+            return attempt(items, transientFailures, failures, null);
         }
 
         /**
          * @param transientFailures infrastructure faults in a row so far (they set the backoff, never a limit)
          * @param failures          deterministic failures of a single record so far
-         * @param together          whether runs of a {@link BatchEventHandler}'s records are applied together
+         * @param afterFailedRun    null: runs of a {@link BatchEventHandler}'s records are applied together.
+         *                          Otherwise every record on its own, after a run failed: the run's records
+         *                          if it failed by them, none if it ran out of time or lost a race
          */
-        private Uni<Void> attempt(List<Item> items, int transientFailures, int failures, boolean together) {
+        private Uni<Void> attempt(List<Item> items, int transientFailures, int failures, Set<Item> afterFailedRun) {
+            boolean together = afterFailedRun == null;
             return Uni.createFrom().deferred(() -> applyInOneTransaction(items, together))
                     .runSubscriptionOn(context)
                     .onFailure().recoverWithUni(error -> {
@@ -229,7 +237,10 @@ public class Inbox {
                             } else {
                                 LOG.debugf("%s tries %s again after a passing fault: %s", consumer, culprit.position(), rootMessage(cause));
                             }
-                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, together));
+                            // a run that ran out of time may simply be too long for the time an attempt has
+                            Set<Item> next = together && failed.inRun() && cause instanceof HandlerTimeoutException ? records(List.of())
+                                    : afterFailedRun;
+                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next));
                         }
                         if (StorageFaults.lostRace(cause)) {
                             // Another transaction (another partition, another channel) wrote the same rows first and
@@ -240,13 +251,15 @@ public class Inbox {
                             } else {
                                 LOG.debugf("%s lost a race at %s and runs again: %s", consumer, culprit.position(), rootMessage(cause));
                             }
-                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, together));
+                            // a run that keeps colliding may collide with itself (two of its records writing one row)
+                            Set<Item> next = together && failed.inRun() ? records(List.of()) : afterFailedRun;
+                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next));
                         }
                         metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.DETERMINISTIC);
-                        if (failed.inRun) {
+                        if (together && failed.inRun()) {
                             // which record of the run it was: the same records again, each applied on its own
                             LOG.debugf("%s applies the run at %s one record at a time: %s", consumer, culprit.position(), rootMessage(cause));
-                            return attempt(items, 0, failures, false);
+                            return attempt(items, 0, failures, records(failed.run));
                         }
                         if (items.size() > 1) {
                             if (cause instanceof RejectedEventException) {
@@ -256,8 +269,8 @@ public class Inbox {
                                 LOG.warnf("%s splits its batch at %s to apply the rest without it: %s", consumer, culprit.position(),
                                         rootMessage(cause));
                             }
-                            // one at a time after its run failed: that failure was the culprit's first attempt
-                            return split(items, failed.index, together ? 0 : 1);
+                            // a culprit of a run that failed by its records has been tried once already, in the run
+                            return split(items, failed.index, afterFailedRun != null && afterFailedRun.contains(culprit) ? 1 : 0);
                         }
                         if (cause instanceof RejectedEventException || failures + 1 >= config.maxAttempts()) {
                             return deadLetter(culprit, cause);
@@ -285,8 +298,7 @@ public class Inbox {
         }
 
         private Uni<Void> applyInOneTransaction(List<Item> items, boolean together) {
-            // by identity: a batch may hold the same record twice, and records' equality compares them whole
-            Set<Item> applied = Collections.newSetFromMap(new IdentityHashMap<>());
+            Set<Item> applied = records(List.of());
             return Panache.withTransaction(() -> claim(items)
                             .onFailure().transform(error -> new AttemptFailed(-1, error))
                             .chain(claimed -> applyInOrder(items, claimed, applied, 0, together)))
@@ -324,7 +336,7 @@ public class Inbox {
                         }
                         int after = last + 1;
                         return applyTogether(run)
-                                .onFailure().transform(error -> new AttemptFailed(index, run.size() > 1, error))
+                                .onFailure().transform(error -> new AttemptFailed(index, run, error))
                                 .chain(() -> applyInOrder(items, claimed, applied, after, together));
                     }
                     Span span = startSpan(item);
@@ -453,6 +465,13 @@ public class Inbox {
                         consumer, item.position(), attempts, rootMessage(cause));
             }
         }
+    }
+
+    /** A set of records by identity: a batch may hold the same record twice, and records' equality compares them whole. */
+    private static Set<Item> records(List<Item> items) {
+        Set<Item> set = Collections.newSetFromMap(new IdentityHashMap<>());
+        set.addAll(items);
+        return set;
     }
 
     /** Faults that pass: the database or Kafka is away, a guard refused the call, or a handler ran out of time. */

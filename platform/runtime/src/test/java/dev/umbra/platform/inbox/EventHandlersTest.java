@@ -121,4 +121,40 @@ class EventHandlersTest {
         assertThatThrownBy(() -> EventHandlers.builder().feeding(readModel).feeding(readModel))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aTypeHandledInRunsGetsTheRunsEventsInOrderAndAloneAsARunOfOne() {
+        List<String> calls = new ArrayList<>();
+        EventHandlers handlers = EventHandlers.builder()
+                .onBatch(BotKicked.class, kicks -> {
+                    calls.add(kicks.stream().map(kick -> kick.event().guildId() + "@" + kick.traceContext()).toList().toString());
+                    return Uni.createFrom().voidItem();
+                })
+                .build();
+        EventHandlers.Route route = handlers.routeOf("BotKicked").orElseThrow();
+        EventEnvelope first = envelope("BotKicked", "{\"guild_id\":\"111111111111111111\"}");
+        EventEnvelope second = envelope("BotKicked", "{\"guild_id\":\"222222222222222222\"}");
+
+        assertThat(route.together()).isTrue();
+        route.applyAll(List.of(new Delivered<>((BotKicked) route.decode(first), first, "t1"),
+                new Delivered<>((BotKicked) route.decode(second), second, "t2"))).await().indefinitely();
+        apply(handlers, first);
+
+        assertThat(calls).containsExactly("[111111111111111111@t1, 222222222222222222@t2]", "[111111111111111111@null]");
+    }
+
+    @Test
+    void aTypeThatFeedsAReadModelIsNotHandledInRunsAndATypeHasOneHandler() {
+        BatchEventHandler<BotKicked> runs = kicks -> Uni.createFrom().voidItem();
+        ReadModel learnsKicks = feed -> feed.on(BotKicked.class, (event, envelope) -> Uni.createFrom().voidItem());
+        ReadModel seesAll = feed -> feed.onEvery(envelope -> Uni.createFrom().voidItem());
+        assertThatThrownBy(() -> EventHandlers.builder().onBatch(BotKicked.class, runs).feeding(learnsKicks).build())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> EventHandlers.builder().onBatch(BotKicked.class, runs).feeding(seesAll).build())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> EventHandlers.builder().onBatch(BotKicked.class, runs).on(BotKicked.class, (event, envelope) -> Uni.createFrom().voidItem()))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(EventHandlers.builder().onBatch(BotKicked.class, runs).feeding(feed -> feed.on(BotInstalled.class,
+                (event, envelope) -> Uni.createFrom().voidItem())).build().routeOf("BotKicked")).isPresent();
+    }
 }
