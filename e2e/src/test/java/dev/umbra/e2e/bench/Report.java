@@ -96,11 +96,11 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
 
         md.append(f("### Backlog drain (the write path's installs plus %,d BotInstalled produced to umbra.guild, licensing and audit stopped)%n%n",
                 settings.drainEvents()));
-        md.append("| consumer | backlog at launch | launch → lag 0 | first commit → lag 0 (or the end) | events/s committed | load avg |\n|---|---|---|---|---|---|\n");
+        md.append("| consumer | backlog at launch | launch → lag 0 (start-up, group join, offsets committed every 5 s) | events claimed | first → last claim | events/s claimed | load avg |\n|---|---|---|---|---|---|---|\n");
         for (Drain.Result d : drains) {
-            md.append(f("| %s | %,d | %s | %.1f s | %,.0f | %s |%n", d.service(), d.backlog(),
+            md.append(f("| %s | %,d | %s | %,d | %.2f s | %,.0f | %s |%n", d.service(), d.backlog(),
                     d.drained() ? f("%.1f s", d.launchToEmpty().toMillis() / 1000.0) : "**not drained** in " + d.launchToEmpty().toSeconds() + " s",
-                    d.progressToEmpty().toMillis() / 1000.0, d.eventsPerSecond(), load("drain")));
+                    d.claimed(), d.claiming().toMillis() / 1000.0, d.eventsPerSecond(), load("drain")));
         }
         md.append("\n![drain](bench/drain.svg)\n\n");
 
