@@ -8,9 +8,12 @@ import jakarta.validation.constraints.Min;
 import java.time.Duration;
 
 /**
- * How long anything may wait on the database, and how the guard reacts when it fails. These bounds
- * together bound every request: a connection is acquired within {@code acquireTimeout}, opened within
- * {@code connectTimeout}, and no statement or idle transaction outlives its timeout on the server.
+ * How long anything may wait on the database, and how the guard reacts when it fails: a connection is
+ * acquired within {@code acquireTimeout}, opened within {@code connectTimeout}, and no statement or idle
+ * transaction outlives its timeout on the server. Not bounded: a server that stops answering on an open
+ * connection (frozen, or a network that drops packets without resetting the connection): a request
+ * then waits for it (seen with SIGSTOP on PostgreSQL: no answer within 60 s; consumers are bounded by
+ * the inbox's attempt timeout).
  */
 @ConfigMapping(prefix = "umbra.database")
 public interface DatabaseSettings {
