@@ -42,7 +42,7 @@ class ComposeFileTest {
     private static final List<String> MOUNTED_FROM_OBSERVABILITY = List.of("deploy/prometheus", "deploy/grafana/");
     private static final Pattern ENV_REFERENCE = Pattern.compile("\\$\\{env:([A-Z0-9_]+)}");
     private static final Set<String> DEVSTACK_ONLY = Set.of("UMBRA_BILLING_CLOCK_CONTROL_ENABLED", "UMBRA_KAFKA_SESSION_TIMEOUT_MS",
-            "UMBRA_KAFKA_HEARTBEAT_INTERVAL_MS");
+            "UMBRA_KAFKA_HEARTBEAT_INTERVAL_MS", "UMBRA_KAFKA_COMMIT_INTERVAL_MS");
     private static final Pattern EXPOSE = Pattern.compile("(?m)^EXPOSE ([\\d ]+)$");
 
     private static JsonNode compose;

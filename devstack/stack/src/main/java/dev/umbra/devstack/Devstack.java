@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.HexFormat;
@@ -27,8 +28,6 @@ public final class Devstack implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(Devstack.class.getName());
     private static final String WORK_DIR_PREFIX = "umbra-devstack-";
-    private static final List<String> CHILD_JVM_OPTIONS = List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC",
-            "-Djava.awt.headless=true");
     private static Devstack shared;
 
     private final Path workDir;
@@ -73,10 +72,11 @@ public final class Devstack implements AutoCloseable {
         CompletableFuture<PostgresServer> startingPostgres = CompletableFuture.supplyAsync(() -> PostgresServer.start(workDir, randomSecret()));
         try {
             JwtKeys jwt = JwtKeys.generate(workDir);
-            KafkaBroker kafka = KafkaBroker.start(workDir, CHILD_JVM_OPTIONS);
+            List<String> jvmOptions = childJvmOptions();
+            KafkaBroker kafka = KafkaBroker.start(workDir, jvmOptions);
             startedSoFar.add(kafka);
             kafka.createCatalogueTopics();
-            KafkaConnectWorker connect = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), CHILD_JVM_OPTIONS);
+            KafkaConnectWorker connect = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), jvmOptions);
             startedSoFar.add(connect);
             PostgresServer postgres = startingPostgres.join();
             DiscordSandbox discord = DiscordSandbox.start();
@@ -165,7 +165,20 @@ public final class Devstack implements AutoCloseable {
         // after 10 s, not 45, and a group rebalances within a second, not three.
         config.put("umbra.kafka.session-timeout-ms", "10000");
         config.put("umbra.kafka.heartbeat-interval-ms", "1000");
+        // and whoever waits for a group to catch up waits a second for its commit, not five
+        config.put("umbra.kafka.commit-interval-ms", "1000");
         return config;
+    }
+
+    /**
+     * The broker's and Connect's JVM options, plus those of {@code umbra.devstack.jvm-options}: the build
+     * adds its tests' quick-start options there (a short-lived stack spends more CPU compiling Kafka with
+     * C2 than running it), run-local and the benchmarks do not.
+     */
+    private static List<String> childJvmOptions() {
+        List<String> options = new ArrayList<>(List.of("-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-Djava.awt.headless=true"));
+        Arrays.stream(System.getProperty("umbra.devstack.jvm-options", "").split(" ")).filter(o -> !o.isBlank()).forEach(options::add);
+        return List.copyOf(options);
     }
 
     @Override
