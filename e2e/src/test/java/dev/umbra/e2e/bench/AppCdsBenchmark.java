@@ -36,7 +36,7 @@ class AppCdsBenchmark {
     void run() throws Exception {
         Path repoRoot = Path.of(System.getProperty("umbra.repo.root", "..")).toAbsolutePath().normalize();
         Path archives = Files.createTempDirectory("umbra-appcds");
-        Devstack stack = Devstack.shared();
+        Devstack stack = BenchStack.shared();
         // the services as they ship (C2 compiler): failsafe hands the test JVMs' C1-only options to the e2e services
         System.setProperty("umbra.service.jvm-options", "");
         try (LocalSystem system = LocalSystem.start(stack, repoRoot, false, services)) {

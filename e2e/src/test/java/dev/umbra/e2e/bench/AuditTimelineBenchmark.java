@@ -49,7 +49,7 @@ class AuditTimelineBenchmark {
 
     @Test
     void run() throws Exception {
-        Devstack stack = Devstack.shared();
+        Devstack stack = BenchStack.shared();
         try (LocalSystem system = LocalSystem.start(stack, Path.of(System.getProperty("umbra.repo.root", "..")), false, List.of("audit"))) {
             String report = measure(stack, system, Integer.getInteger("bench.audit-rows", 2_000_000), Integer.getInteger("bench.rate", 100),
                     Integer.getInteger("bench.seconds", 10)).report();

@@ -31,7 +31,7 @@ class DrainBenchmark {
     @Test
     void run() throws Exception {
         Path repoRoot = Path.of(System.getProperty("umbra.repo.root", "..")).toAbsolutePath().normalize();
-        Devstack stack = Devstack.shared();
+        Devstack stack = BenchStack.shared();
         // the service as it ships (C2 compiler), plus whatever the run asks for
         System.setProperty("umbra.service.jvm-options", System.getProperty("bench.service.jvm-options", ""));
         try (LocalSystem system = LocalSystem.start(stack, repoRoot, false, List.of("licensing"));

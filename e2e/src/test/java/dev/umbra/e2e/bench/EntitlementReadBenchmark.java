@@ -45,7 +45,7 @@ class EntitlementReadBenchmark {
     void run() throws Exception {
         int rate = Integer.getInteger("bench.rate", 2000);
         int seconds = Integer.getInteger("bench.seconds", 30);
-        Devstack stack = Devstack.shared();
+        Devstack stack = BenchStack.shared();
         try (LocalSystem system = LocalSystem.start(stack, Path.of(System.getProperty("umbra.repo.root", "..")), false,
                 List.of("licensing"))) {
             String report = measure(stack, system, rate, seconds, 10).report();

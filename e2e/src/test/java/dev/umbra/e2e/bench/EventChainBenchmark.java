@@ -69,7 +69,7 @@ class EventChainBenchmark {
     void run() throws Exception {
         int rate = Integer.getInteger("bench.rate", 100);
         int seconds = Integer.getInteger("bench.seconds", 30);
-        Devstack stack = Devstack.shared();
+        Devstack stack = BenchStack.shared();
         try (LocalSystem system = LocalSystem.start(stack, Path.of(System.getProperty("umbra.repo.root", "..")), false,
                 List.of("guild", "licensing"))) {
             String report = measure(stack, system, rate, seconds, 5).report();

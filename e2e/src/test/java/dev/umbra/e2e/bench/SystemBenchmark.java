@@ -87,7 +87,7 @@ class SystemBenchmark {
         Instant date = Instant.now();
         long suiteStart = System.nanoTime();
         double loadBefore = settledLoad();
-        Devstack stack = Devstack.shared();
+        Devstack stack = BenchStack.shared();
         long systemStart = System.nanoTime();
         try (LocalSystem system = LocalSystem.start(stack, repoRoot, false, List.of());
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers()))) {
