@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +37,8 @@ final class TcpFront implements AutoCloseable {
     private final Map<Integer, Socket> clientsByRelayPort = new ConcurrentHashMap<>();
     private final List<Socket> fillers = new ArrayList<>();
     private ServerSocket listener;
+    /** Counted down when the current listener's accept loop has left {@code accept()} for good. */
+    private CountDownLatch acceptLoopLeft = new CountDownLatch(0);
     private Mode mode;
 
     private TcpFront(InetAddress address, int backendPort, ServerSocket listener, ExecutorService threads) {
@@ -106,13 +109,24 @@ final class TcpFront implements AutoCloseable {
     }
 
     private void acceptLoop(ServerSocket socket) {
+        CountDownLatch left = new CountDownLatch(1);
+        acceptLoopLeft = left;
         threads.execute(() -> {
-            while (!socket.isClosed()) {
-                try {
-                    relay(socket.accept());
-                } catch (IOException e) {
-                    return;
+            try {
+                while (!socket.isClosed()) {
+                    Socket client = socket.accept();
+                    if (socket.isClosed()) {
+                        // taken from the queue while the port was being closed: it meets the closed port
+                        client.setSoLinger(true, 0);
+                        client.close();
+                        return;
+                    }
+                    relay(client);
                 }
+            } catch (IOException e) {
+                // the listener closed
+            } finally {
+                left.countDown();
             }
         });
     }
@@ -161,10 +175,22 @@ final class TcpFront implements AutoCloseable {
         clientsByRelayPort.clear();
     }
 
+    /**
+     * Closes the listener and returns once the port refuses connections: the JDK closes a socket that a
+     * thread is blocked on only when that thread has left {@code accept()}, and until then the kernel
+     * still completes handshakes on it (a charge sent right after {@code refuseConnections()} got through).
+     */
     private void closeListener() {
         closeQuietly(listener);
         fillers.forEach(TcpFront::closeQuietly);
         fillers.clear();
+        try {
+            if (!acceptLoopLeft.await(5, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the accept loop of port " + port + " did not stop within 5 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

@@ -30,20 +30,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The database goes away under the service and comes back: requests answer 503 problems with
- * Retry-After (at once, once the circuit is open) instead of hanging or 500, nothing half-done is
- * stored or published, and the service recovers by itself.
+ * The database goes away under the service, or stops answering on open connections, and comes back:
+ * requests answer 503 problems with Retry-After (at once, once the circuit is open) instead of hanging
+ * or 500, nothing half-done is stored or published, and the service recovers by itself.
  */
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @ExpectedLog(category = "dev.umbra.platform.storage.DatabaseGuards", message = "circuit opened")
-@ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
+@ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable|database did not answer")
 @ExpectedLog(category = "dev.umbra.guild.notification", message = "Connection refused|closed|connection")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
 class DatabaseOutageIT {
@@ -123,6 +124,52 @@ class DatabaseOutageIT {
             assertThat(events.stream().map(r -> r.key()).distinct()).hasSize(events.size());
             assertThat(events.stream().filter(r -> created.contains(r.key()))).hasSize(created.size());
             assertThat(events.stream().filter(r -> refused.contains(r.key()))).hasSize((int) refusedButStored);
+        }
+    }
+
+    @Test
+    void aDatabaseThatStopsAnsweringGetsEveryRequestAnsweredWith503AndWhatWasSentTakesEffectAtMostOnce() throws Exception {
+        Devstack.shared().streamOutbox("guild", "guild");
+        String known = Snowflakes.random();
+        install(known).then().statusCode(201);
+
+        link.freeze();
+        ExecutorService clients = Executors.newFixedThreadPool(16);
+        List<String> installed = new ArrayList<>();
+        List<Future<io.restassured.response.Response>> requests = new ArrayList<>();
+        for (int c = 0; c < 8; c++) {
+            String guildId = Snowflakes.random();
+            installed.add(guildId);
+            requests.add(clients.submit(() -> install(guildId)));
+            requests.add(clients.submit(() -> get(known)));
+        }
+        // A hung request fails the test here: each is answered without waiting for the database to come back.
+        // Those that held a pooled connection waited the call timeout: their outcome is unknown. The others
+        // wanted a new connection, which a frozen server does not open either: no connection within the
+        // acquire timeout (busy) or the connect timeout (unreachable, counted by the circuit, which may then
+        // answer the rest at once); nothing of theirs was sent.
+        List<String> answers = new ArrayList<>();
+        for (Future<io.restassured.response.Response> request : requests) {
+            answers.add(request.get(60, TimeUnit.SECONDS).then().statusCode(503).contentType("application/problem+json")
+                    .header("Retry-After", org.hamcrest.Matchers.matchesPattern("\\d+")).extract().path("detail"));
+        }
+        clients.shutdown();
+        assertThat(answers).allMatch(detail -> detail.contains("may still take effect") || detail.contains("busy")
+                        || detail.contains("cannot reach its database"))
+                .anyMatch(detail -> detail.contains("may still take effect"));
+
+        link.restore();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(() -> get(known).statusCode() == 200 && circuits.currentState(DatabaseGuards.DATABASE) == CircuitBreakerState.CLOSED);
+        // what the frozen requests had sent reached the database when it answered again: each install is
+        // then there once with its one event, or not at all
+        String sent = String.join(",", installed);
+        long stored = DB.count("select count(*) from guild where guild_id = any(string_to_array(?, ','))", sent);
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> topic.seen().stream().filter(r -> installed.contains(r.key())).count() >= stored);
+            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                    .until(() -> topic.seen().stream().filter(r -> installed.contains(r.key())).count() == stored);
         }
     }
 

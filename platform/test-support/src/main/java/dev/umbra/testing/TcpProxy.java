@@ -14,7 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A TCP relay in front of a server (Postgres, say), to take it away from a service under test and
  * give it back without restarting either: {@link #cut()} closes every relayed connection and refuses
- * new ones, as a stopped server would; {@link #restore()} accepts again on the same port.
+ * new ones, as a stopped server would; {@link #freeze()} keeps every connection open and accepts new
+ * ones but passes nothing on, as a server that hangs (or a network that drops packets) would;
+ * {@link #restore()} passes on what was held and accepts again on the same port.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -23,6 +25,7 @@ public final class TcpProxy implements AutoCloseable {
     private final int port;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket server;
+    private volatile boolean frozen;
 
     private TcpProxy(String targetHost, int targetPort) {
         this.targetHost = targetHost;
@@ -47,7 +50,14 @@ public final class TcpProxy implements AutoCloseable {
         open.clear();
     }
 
+    /** Holds every byte, both ways, on every connection, new ones included, until {@link #restore()}; nothing is closed. */
+    public synchronized void freeze() {
+        frozen = true;
+    }
+
     public synchronized void restore() {
+        frozen = false;
+        notifyAll();
         if (server.isClosed()) {
             server = listen(port);
             accept(server);
@@ -106,6 +116,7 @@ public final class TcpProxy implements AutoCloseable {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int read; (read = in.read(buffer)) >= 0; ) {
+                    awaitThawed(to);
                     out.write(buffer, 0, read);
                     out.flush();
                 }
@@ -118,6 +129,17 @@ public final class TcpProxy implements AutoCloseable {
                 open.remove(to);
             }
         });
+    }
+
+    private synchronized void awaitThawed(Socket to) throws IOException {
+        try {
+            while (frozen && !to.isClosed()) {
+                wait(100);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while frozen", e);
+        }
     }
 
     private static void daemon(String name, Runnable task) {

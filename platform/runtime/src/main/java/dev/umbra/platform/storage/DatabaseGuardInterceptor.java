@@ -7,6 +7,7 @@ import jakarta.annotation.Priority;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
+import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 
 /** Outside Panache's transaction interceptors (priority 200), so that a retry opens a new transaction. */
 @DatabaseGuard
@@ -15,9 +16,11 @@ import jakarta.interceptor.InvocationContext;
 public class DatabaseGuardInterceptor {
 
     private final TypedGuard<Uni<Object>> guard;
+    private final DatabaseSettings settings;
 
-    public DatabaseGuardInterceptor(@Identifier(DatabaseGuards.DATABASE) TypedGuard<Uni<Object>> guard) {
+    public DatabaseGuardInterceptor(@Identifier(DatabaseGuards.DATABASE) TypedGuard<Uni<Object>> guard, DatabaseSettings settings) {
         this.guard = guard;
+        this.settings = settings;
     }
 
     @AroundInvoke
@@ -26,6 +29,7 @@ public class DatabaseGuardInterceptor {
         if (!Uni.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
             return invocation.proceed();
         }
-        return guard.call(() -> (Uni<Object>) invocation.proceed());
+        return guard.call(() -> (Uni<Object>) invocation.proceed())
+                .onFailure(TimeoutException.class).transform(timedOut -> new DatabaseTimeoutException(settings.callTimeout(), timedOut));
     }
 }

@@ -14,7 +14,7 @@ import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenExce
 import org.jboss.logging.Logger;
 
 /**
- * The "database" policy: Retry(CircuitBreaker(call)). Only a call that surely did not run is
+ * The "database" policy: Retry(CircuitBreaker(Timeout(call))). Only a call that surely did not run is
  * retried (an error after COMMIT was sent leaves the outcome unknown, and is answered, not repeated);
  * only a database that cannot be reached counts against the circuit ({@link StorageFaults#databaseAway}),
  * never a busy one, a lost race, a 404 or a conflict.
@@ -51,6 +51,9 @@ public class DatabaseGuards {
                     .successThreshold(settings.circuit().successThreshold())
                     .when(StorageFaults::databaseAway)
                     .onStateChange(this::changed)
+                    .done()
+                .withTimeout()
+                    .duration(settings.callTimeout().toMillis(), ChronoUnit.MILLIS)
                     .done()
                 .build();
     }

@@ -9,11 +9,11 @@ import java.time.Duration;
 
 /**
  * How long anything may wait on the database, and how the guard reacts when it fails: a connection is
- * acquired within {@code acquireTimeout}, opened within {@code connectTimeout}, and no statement or idle
- * transaction outlives its timeout on the server. Not bounded: a server that stops answering on an open
- * connection (frozen, or a network that drops packets without resetting the connection): a request
- * then waits for it (seen with SIGSTOP on PostgreSQL: no answer within 60 s; consumers are bounded by
- * the inbox's attempt timeout).
+ * acquired within {@code acquireTimeout}, opened within {@code connectTimeout}, no statement or idle
+ * transaction outlives its timeout on the server, and a guarded call gets its answer within
+ * {@code callTimeout} even from a server that stops answering on an open connection (frozen, or a
+ * network that drops packets without resetting the connection), which the server's own timeouts
+ * cannot bound.
  */
 @ConfigMapping(prefix = "umbra.database")
 public interface DatabaseSettings {
@@ -33,6 +33,14 @@ public interface DatabaseSettings {
     /** Set on every connection as the server's idle_in_transaction_session_timeout. */
     @WithDefault("10s")
     Duration idleInTransactionTimeout();
+
+    /**
+     * The longest a guarded call (a request's transaction, all its statements) waits for the database.
+     * Past it the caller is answered 503 and the circuit counts a failure; the call itself is not
+     * cancelled, so what it sent may still take effect when the server answers again.
+     */
+    @WithDefault("10s")
+    Duration callTimeout();
 
     Retry retry();
 

@@ -3,6 +3,7 @@ package dev.umbra.platform.web;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import dev.umbra.platform.storage.DatabaseSettings;
+import dev.umbra.platform.storage.DatabaseTimeoutException;
 import dev.umbra.platform.storage.StorageFaults;
 import io.smallrye.mutiny.CompositeException;
 import io.vertx.pgclient.PgException;
@@ -23,7 +24,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 /**
  * Every error a service answers is {@code application/problem+json}: 400 for malformed or invalid
  * input, 404/409/422 from {@link ProblemException}, 409 for a write that lost a race, 503 (with
- * Retry-After) when the database cannot be reached or its circuit is open, and a bare 500 that reveals nothing for anything else.
+ * Retry-After) when the database cannot be reached, does not answer in time or its circuit is open, and a bare 500 that reveals nothing for anything else.
  */
 public class ProblemMappers {
 
@@ -75,6 +76,15 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response circuitOpen(CircuitBreakerOpenException e, UriInfo uri) {
         return unavailable(uri);
+    }
+
+    @ServerExceptionMapper
+    public Response databaseTimedOut(DatabaseTimeoutException e, UriInfo uri) {
+        LOG.warnf("database did not answer on %s: %s", uri.getPath(), e.getMessage());
+        long retryAfter = Math.max(1, (database.circuit().delay().toMillis() + 999) / 1000);
+        return Response.fromResponse(Problem.response(503, "Service Unavailable",
+                "the service's database did not answer in time; the request may still take effect, so read the resource before repeating it",
+                uri.getPath(), List.of())).header("Retry-After", Long.toString(retryAfter)).build();
     }
 
     @ServerExceptionMapper({CompositeException.class, HibernateException.class, PersistenceException.class, PgException.class, ConnectException.class,
