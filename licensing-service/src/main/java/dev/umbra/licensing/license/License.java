@@ -76,8 +76,14 @@ public class License extends PanacheEntityBase {
     @Column(name = "guild_event_at")
     public Instant guildEventAt;
 
+    @Column(name = "guild_event_sequence", nullable = false)
+    public long guildEventSequence;
+
     @Column(name = "subscription_event_at")
     public Instant subscriptionEventAt;
+
+    @Column(name = "subscription_event_sequence", nullable = false)
+    public long subscriptionEventSequence;
 
     @Column(name = "updated_at", nullable = false)
     public Instant updatedAt;
@@ -95,7 +101,12 @@ public class License extends PanacheEntityBase {
 
     LicenseState state() {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEventAt, subscriptionEventAt);
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, mark(guildEventSequence, guildEventAt),
+                mark(subscriptionEventSequence, subscriptionEventAt));
+    }
+
+    private static StreamMark mark(long sequence, Instant at) {
+        return at == null ? null : new StreamMark(sequence, at);
     }
 
     void update(LicenseState state, Instant now) {
@@ -114,8 +125,10 @@ public class License extends PanacheEntityBase {
         subscriptionSuspendedAt = state.subscriptionSuspendedAt();
         subscriptionSuspensionReason = state.subscriptionSuspensionReason();
         deletedAt = state.deletedAt();
-        guildEventAt = state.guildEventAt();
-        subscriptionEventAt = state.subscriptionEventAt();
+        guildEventAt = state.guildEvent() == null ? null : state.guildEvent().at();
+        guildEventSequence = state.guildEvent() == null ? 0 : state.guildEvent().sequence();
+        subscriptionEventAt = state.subscriptionEvent() == null ? null : state.subscriptionEvent().at();
+        subscriptionEventSequence = state.subscriptionEvent() == null ? 0 : state.subscriptionEvent().sequence();
         updatedAt = now;
     }
 }

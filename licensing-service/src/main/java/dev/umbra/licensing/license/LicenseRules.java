@@ -17,7 +17,7 @@ public final class LicenseRules {
     // --- guild stream -------------------------------------------------------------------------
 
     /** A first install grants FREE; a reinstall after a kick lifts the kick. */
-    public static LicenseState botInstalled(LicenseState license, String guildId, Instant at) {
+    public static LicenseState botInstalled(LicenseState license, String guildId, StreamMark at) {
         if (license == null) {
             return new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null,
                     null, null, null, null, at, null);
@@ -28,94 +28,94 @@ public final class LicenseRules {
         return license.withGuildStream(null, license.deletedAt(), at);
     }
 
-    public static LicenseState botKicked(LicenseState license, Instant at) {
+    public static LicenseState botKicked(LicenseState license, StreamMark at) {
         if (license == null || staleForGuild(license, at)) {
             return license;
         }
-        Instant kickedAt = license.botKickedAt() != null ? license.botKickedAt() : at;
+        Instant kickedAt = license.botKickedAt() != null ? license.botKickedAt() : at.at();
         return license.withGuildStream(kickedAt, license.deletedAt(), at);
     }
 
-    public static LicenseState guildDeleted(LicenseState license, Instant at) {
+    public static LicenseState guildDeleted(LicenseState license, StreamMark at) {
         if (license == null || license.deletedAt() != null) {
             return license;
         }
-        return license.withGuildStream(license.botKickedAt(), at, at);
+        return license.withGuildStream(license.botKickedAt(), at.at(), at);
     }
 
     // --- subscription stream ------------------------------------------------------------------
 
     /** A subscription's first payment: its plan until {@code periodEnd}. Creates the license if the guild's install is still on its way. */
     public static LicenseState subscriptionStarted(LicenseState license, String guildId, UUID subscriptionId, Plan plan,
-            Instant periodEnd, Instant at) {
+            Instant periodEnd, StreamMark at) {
         LicenseState base = license != null ? license
                 : new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null, null, null, null, null, null, null);
-        if (license != null && staleForSubscription(license, at)) {
+        if (license != null && staleForSubscription(license, subscriptionId, at)) {
             return license;
         }
         return base.withPaid(plan, subscriptionId, periodEnd, false, null, null)
                 .withSubscriptionSuspension(null, null)
-                .withSubscriptionEventAt(at);
+                .withSubscriptionEvent(at);
     }
 
     /** The paid period moves to the later of the old and the new end; never backwards. */
-    public static LicenseState paymentSucceeded(LicenseState license, UUID subscriptionId, Instant newPeriodEnd, Instant at) {
+    public static LicenseState paymentSucceeded(LicenseState license, UUID subscriptionId, Instant newPeriodEnd, StreamMark at) {
         if (!follows(license, subscriptionId, at)) {
             return license;
         }
         boolean extended = license.expiresAt() == null || newPeriodEnd.isAfter(license.expiresAt());
         if (!extended) {
-            return license.withSubscriptionEventAt(at);
+            return license.withSubscriptionEvent(at);
         }
         return license.withPaid(license.paidPlan(), subscriptionId, newPeriodEnd, false, license.pendingPlan(), license.pendingPlanAt())
-                .withSubscriptionEventAt(at);
+                .withSubscriptionEvent(at);
     }
 
     /** Dunning gave up: back to FREE. */
-    public static LicenseState paymentFailedFinal(LicenseState license, UUID subscriptionId, Instant at) {
+    public static LicenseState paymentFailedFinal(LicenseState license, UUID subscriptionId, StreamMark at) {
         if (!follows(license, subscriptionId, at)) {
             return license;
         }
-        return license.withPaid(null, subscriptionId, null, false, null, null).withSubscriptionEventAt(at);
+        return license.withPaid(null, subscriptionId, null, false, null, null).withSubscriptionEvent(at);
     }
 
     /** Billing suspended the subscription (the bot was kicked, the billing key deleted…); a second suspension changes nothing. */
-    public static LicenseState subscriptionSuspended(LicenseState license, UUID subscriptionId, String reason, Instant at) {
+    public static LicenseState subscriptionSuspended(LicenseState license, UUID subscriptionId, String reason, StreamMark at) {
         if (!follows(license, subscriptionId, at)) {
             return license;
         }
         if (license.subscriptionSuspendedAt() != null) {
-            return license.withSubscriptionEventAt(at);
+            return license.withSubscriptionEvent(at);
         }
-        return license.withSubscriptionSuspension(at, reason).withSubscriptionEventAt(at);
+        return license.withSubscriptionSuspension(at.at(), reason).withSubscriptionEvent(at);
     }
 
     /** Billing runs the subscription again: its suspension is lifted (a kicked bot still suspends the license on its own). */
-    public static LicenseState subscriptionResumed(LicenseState license, UUID subscriptionId, Instant at) {
+    public static LicenseState subscriptionResumed(LicenseState license, UUID subscriptionId, StreamMark at) {
         if (!follows(license, subscriptionId, at)) {
             return license;
         }
-        return license.withSubscriptionSuspension(null, null).withSubscriptionEventAt(at);
+        return license.withSubscriptionSuspension(null, null).withSubscriptionEvent(at);
     }
 
-    public static LicenseState planUpgraded(LicenseState license, UUID subscriptionId, Plan newPlan, Instant at) {
+    public static LicenseState planUpgraded(LicenseState license, UUID subscriptionId, Plan newPlan, StreamMark at) {
         if (!follows(license, subscriptionId, at)) {
             return license;
         }
         return license.withPaid(newPlan, subscriptionId, license.expiresAt(), license.expired(), null, null)
-                .withSubscriptionEventAt(at);
+                .withSubscriptionEvent(at);
     }
 
     /** A downgrade takes effect at {@code effectiveAt}: now if that has passed, else the sweeper applies it then. */
     public static LicenseState planDowngraded(LicenseState license, UUID subscriptionId, Plan newPlan, Instant effectiveAt,
-            Instant at, Instant now) {
+            StreamMark at, Instant now) {
         if (!follows(license, subscriptionId, at)) {
             return license;
         }
         LicenseState downgraded = effectiveAt.isAfter(now)
                 ? license.withPaid(license.paidPlan(), subscriptionId, license.expiresAt(), license.expired(), newPlan, effectiveAt)
                 : license.withPaid(newPlan, subscriptionId, license.expiresAt(), license.expired(), null, null);
-        return downgraded.withSubscriptionEventAt(at);
+        return downgraded.withSubscriptionEvent(at);
     }
 
     // --- time ---------------------------------------------------------------------------------
@@ -145,15 +145,21 @@ public final class LicenseRules {
         return next;
     }
 
-    private static boolean follows(LicenseState license, UUID subscriptionId, Instant at) {
-        return license != null && subscriptionId.equals(license.subscriptionId()) && !staleForSubscription(license, at);
+    private static boolean follows(LicenseState license, UUID subscriptionId, StreamMark at) {
+        return license != null && subscriptionId.equals(license.subscriptionId()) && !staleForSubscription(license, subscriptionId, at);
     }
 
-    private static boolean staleForGuild(LicenseState license, Instant at) {
-        return license.guildEventAt() != null && at.isBefore(license.guildEventAt());
+    /** An event of the guild's stream older than the latest one applied: a redriven dead letter, say. */
+    static boolean staleForGuild(LicenseState license, StreamMark at) {
+        return license.guildEvent() != null && at.before(license.guildEvent());
     }
 
-    private static boolean staleForSubscription(LicenseState license, Instant at) {
-        return license.subscriptionEventAt() != null && at.isBefore(license.subscriptionEventAt());
+    /** An event of {@code subscriptionId} older than the latest subscription event applied to the license. */
+    static boolean staleForSubscription(LicenseState license, UUID subscriptionId, StreamMark at) {
+        StreamMark latest = license.subscriptionEvent();
+        if (latest == null) {
+            return false;
+        }
+        return subscriptionId.equals(license.subscriptionId()) ? at.before(latest) : at.earlierThan(latest);
     }
 }

@@ -1,5 +1,6 @@
 package dev.umbra.licensing.license;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventEnvelope;
@@ -19,13 +20,13 @@ import dev.umbra.platform.inbox.RejectedEventException;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.readmodel.AggregateGuilds;
 import dev.umbra.platform.trace.TraceContext;
+import dev.umbra.platform.web.ProblemException;
 import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
-import dev.umbra.platform.web.ProblemException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.smallrye.mutiny.Uni;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
@@ -36,7 +37,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
 
 /**
  * Applies {@link LicenseRules} to stored licenses. Handlers run inside the inbox transaction: the
@@ -46,72 +50,90 @@ import java.util.function.UnaryOperator;
 @ApplicationScoped
 public class LicenseService {
 
+    private static final Logger LOG = Logger.getLogger(LicenseService.class);
+
     private final OutboxWriter outbox;
     private final Clock clock;
     private final WorkQueue sweeps;
     private final Duration grace;
     private final AggregateGuilds guilds;
+    private final MeterRegistry registry;
 
     public LicenseService(OutboxWriter outbox, Clock clock, WorkQueues queues,
-            @ConfigProperty(name = "licensing.sweeper.grace") Duration grace, AggregateGuilds guilds) {
+            @ConfigProperty(name = "licensing.sweeper.grace") Duration grace, AggregateGuilds guilds, MeterRegistry registry) {
         this.outbox = outbox;
         this.clock = clock;
         this.sweeps = queues.queue(LicenseSweeper.QUEUE);
         this.grace = grace;
         this.guilds = guilds;
+        this.registry = registry;
     }
 
     /** Installs come in bursts (every new guild, a backlog after an outage): a run of them reads and writes its licenses at once. */
     Uni<Void> onBotsInstalled(List<Delivered<BotInstalled>> installs) {
-        return changeAll(installs.stream().map(install -> new Change(install.event().guildId(),
-                license -> LicenseRules.botInstalled(license, install.event().guildId(), install.envelope().occurredAt()),
-                install.traceContext())).toList());
+        return changeAll(installs.stream().map(install -> {
+            StreamMark at = StreamMark.of(install.envelope());
+            return new Change(install.event().guildId(), license -> LicenseRules.botInstalled(license, install.event().guildId(), at),
+                    license -> LicenseRules.staleForGuild(license, at), install.envelope(), install.traceContext());
+        }).toList());
     }
 
     Uni<Void> onBotKicked(BotKicked event, EventEnvelope envelope) {
-        return change(event.guildId(), license -> LicenseRules.botKicked(license, envelope.occurredAt()));
+        StreamMark at = StreamMark.of(envelope);
+        return change(event.guildId(), license -> LicenseRules.botKicked(license, at), license -> LicenseRules.staleForGuild(license, at),
+                envelope);
     }
 
+    /** A deletion is final: however late it comes, it applies. */
     Uni<Void> onGuildDeleted(GuildDeleted event, EventEnvelope envelope) {
-        return change(event.guildId(), license -> LicenseRules.guildDeleted(license, envelope.occurredAt()));
+        StreamMark at = StreamMark.of(envelope);
+        return change(event.guildId(), license -> LicenseRules.guildDeleted(license, at), license -> false, envelope);
     }
 
     Uni<Void> onSubscriptionStarted(SubscriptionStarted event, EventEnvelope envelope) {
         Plan plan = known(event.planCode());
+        StreamMark at = StreamMark.of(envelope);
         return change(event.guildId(), license -> LicenseRules.subscriptionStarted(license, event.guildId(),
-                event.subscriptionId(), plan, event.periodEnd(), envelope.occurredAt()));
+                event.subscriptionId(), plan, event.periodEnd(), at),
+                license -> LicenseRules.staleForSubscription(license, event.subscriptionId(), at), envelope);
     }
 
     Uni<Void> onPaymentSucceeded(PaymentSucceeded event, EventEnvelope envelope) {
-        return changeForSubscription(event.subscriptionId(), license ->
-                LicenseRules.paymentSucceeded(license, event.subscriptionId(), event.newPeriodEnd(), envelope.occurredAt()));
+        StreamMark at = StreamMark.of(envelope);
+        return changeForSubscription(event.subscriptionId(), envelope, license ->
+                LicenseRules.paymentSucceeded(license, event.subscriptionId(), event.newPeriodEnd(), at));
     }
 
     Uni<Void> onPaymentFailedFinal(PaymentFailedFinal event, EventEnvelope envelope) {
-        return changeForSubscription(event.subscriptionId(), license ->
-                LicenseRules.paymentFailedFinal(license, event.subscriptionId(), envelope.occurredAt()));
+        StreamMark at = StreamMark.of(envelope);
+        return changeForSubscription(event.subscriptionId(), envelope, license ->
+                LicenseRules.paymentFailedFinal(license, event.subscriptionId(), at));
     }
 
     Uni<Void> onSubscriptionSuspended(SubscriptionSuspended event, EventEnvelope envelope) {
-        return changeForSubscription(event.subscriptionId(), license ->
-                LicenseRules.subscriptionSuspended(license, event.subscriptionId(), event.reason(), envelope.occurredAt()));
+        StreamMark at = StreamMark.of(envelope);
+        return changeForSubscription(event.subscriptionId(), envelope, license ->
+                LicenseRules.subscriptionSuspended(license, event.subscriptionId(), event.reason(), at));
     }
 
     Uni<Void> onSubscriptionResumed(SubscriptionResumed event, EventEnvelope envelope) {
-        return changeForSubscription(event.subscriptionId(), license ->
-                LicenseRules.subscriptionResumed(license, event.subscriptionId(), envelope.occurredAt()));
+        StreamMark at = StreamMark.of(envelope);
+        return changeForSubscription(event.subscriptionId(), envelope, license ->
+                LicenseRules.subscriptionResumed(license, event.subscriptionId(), at));
     }
 
     Uni<Void> onPlanUpgraded(PlanUpgraded event, EventEnvelope envelope) {
         Plan plan = known(event.newPlan());
-        return changeForSubscription(event.subscriptionId(), license ->
-                LicenseRules.planUpgraded(license, event.subscriptionId(), plan, envelope.occurredAt()));
+        StreamMark at = StreamMark.of(envelope);
+        return changeForSubscription(event.subscriptionId(), envelope, license ->
+                LicenseRules.planUpgraded(license, event.subscriptionId(), plan, at));
     }
 
     Uni<Void> onPlanDowngraded(PlanDowngraded event, EventEnvelope envelope) {
         Plan plan = known(event.newPlan());
-        return changeForSubscription(event.subscriptionId(), license -> LicenseRules.planDowngraded(license,
-                event.subscriptionId(), plan, event.effectiveAt(), envelope.occurredAt(), clock.instant()));
+        StreamMark at = StreamMark.of(envelope);
+        return changeForSubscription(event.subscriptionId(), envelope, license -> LicenseRules.planDowngraded(license,
+                event.subscriptionId(), plan, event.effectiveAt(), at, clock.instant()));
     }
 
     @WithSession
@@ -127,22 +149,28 @@ public class LicenseService {
         return save(license, before, after).replaceWith(after);
     }
 
-    private Uni<Void> change(String guildId, UnaryOperator<LicenseState> rule) {
-        return changeAll(List.of(new Change(guildId, rule, TraceContext.current())));
+    private Uni<Void> change(String guildId, UnaryOperator<LicenseState> rule, Predicate<LicenseState> stale, EventEnvelope envelope) {
+        return changeAll(List.of(new Change(guildId, rule, stale, envelope, TraceContext.current())));
     }
 
-    private Uni<Void> changeForSubscription(UUID subscriptionId, UnaryOperator<LicenseState> rule) {
+    private Uni<Void> changeForSubscription(UUID subscriptionId, EventEnvelope envelope, UnaryOperator<LicenseState> rule) {
+        StreamMark at = StreamMark.of(envelope);
         return guilds.guildOf(Aggregates.SUBSCRIPTION, subscriptionId.toString()).chain(guildId -> {
             if (guildId.isEmpty()) {
                 return Uni.createFrom().failure(new RejectedEventException(
                         "subscription " + subscriptionId + " is unknown: its SubscriptionStarted was never applied"));
             }
-            return change(guildId.get(), rule);
+            return change(guildId.get(), rule, license -> LicenseRules.staleForSubscription(license, subscriptionId, at), envelope);
         });
     }
 
-    /** A rule to apply to a guild's license, and the trace of the event it comes from. */
-    private record Change(String guildId, UnaryOperator<LicenseState> rule, String traceContext) {
+    /**
+     * A rule to apply to a guild's license; when the event it comes from is older than what the license
+     * already applied of the same stream ({@code stale}), the rule would change nothing and the event is
+     * skipped, counted and logged.
+     */
+    private record Change(String guildId, UnaryOperator<LicenseState> rule, Predicate<LicenseState> stale, EventEnvelope envelope,
+            String traceContext) {
     }
 
     /**
@@ -165,6 +193,10 @@ public class LicenseService {
             Map<String, Instant> sweepsDue = new LinkedHashMap<>();
             for (Change change : changes) {
                 LicenseState before = states.get(change.guildId());
+                if (before != null && change.stale().test(before)) {
+                    skipped(change.envelope(), before);
+                    continue;
+                }
                 LicenseState after = change.rule().apply(before);
                 if (after == null || after.equals(before)) {
                     continue;
@@ -189,6 +221,15 @@ public class LicenseService {
             }
             return stored;
         });
+    }
+
+    private void skipped(EventEnvelope envelope, LicenseState license) {
+        StreamMark latest = Aggregates.GUILD.equals(envelope.aggregateType()) ? license.guildEvent() : license.subscriptionEvent();
+        LOG.infof("%s %s of %s %s skipped: older (sequence %d, occurred %s) than the latest event of its stream the license of guild %s "
+                        + "applied (sequence %d, occurred %s)", envelope.eventType(), envelope.eventId(), envelope.aggregateType(),
+                envelope.aggregateId(), envelope.sequence(), envelope.occurredAt(), license.guildId(), latest.sequence(), latest.at());
+        Counter.builder("umbra.licensing.events.skipped").description("Events older than what the license already applied of their stream")
+                .tag("event_type", envelope.eventType()).register(registry).increment();
     }
 
     /** The sweeper's change of a loaded license. */

@@ -17,8 +17,9 @@ import java.util.UUID;
  * @param botKickedAt              the bot was kicked and not installed again since (guild stream)
  * @param subscriptionSuspendedAt  billing suspended the subscription (subscription stream)
  * @param deletedAt                the guild was deleted: the license is canceled for good (guild stream)
- * @param guildEventAt             occurred_at of the latest guild event applied, to ignore stale ones
- * @param subscriptionEventAt      occurred_at of the latest subscription event applied, to ignore stale ones
+ * @param guildEvent               where the latest guild event applied stands in the guild's stream, to ignore older ones
+ * @param subscriptionEvent        where the latest subscription event applied stands, to ignore older ones; of the
+ *                                 subscription {@code subscriptionId} (set together with it)
  */
 public record LicenseState(
         UUID licenseId,
@@ -33,8 +34,8 @@ public record LicenseState(
         Instant subscriptionSuspendedAt,
         String subscriptionSuspensionReason,
         Instant deletedAt,
-        Instant guildEventAt,
-        Instant subscriptionEventAt) {
+        StreamMark guildEvent,
+        StreamMark subscriptionEvent) {
 
     public static final String BOT_KICKED = "BOT_KICKED";
 
@@ -71,21 +72,21 @@ public record LicenseState(
     LicenseState withPaid(Plan paidPlan, UUID subscriptionId, Instant expiresAt, boolean expired, Plan pendingPlan,
             Instant pendingPlanAt) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEventAt, subscriptionEventAt);
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, subscriptionEvent);
     }
 
-    LicenseState withGuildStream(Instant botKickedAt, Instant deletedAt, Instant guildEventAt) {
+    LicenseState withGuildStream(Instant botKickedAt, Instant deletedAt, StreamMark guildEvent) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEventAt, subscriptionEventAt);
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, subscriptionEvent);
     }
 
     LicenseState withSubscriptionSuspension(Instant suspendedAt, String reason) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, suspendedAt, reason, deletedAt, guildEventAt, subscriptionEventAt);
+                botKickedAt, suspendedAt, reason, deletedAt, guildEvent, subscriptionEvent);
     }
 
-    LicenseState withSubscriptionEventAt(Instant at) {
+    LicenseState withSubscriptionEvent(StreamMark at) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEventAt, at);
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, at);
     }
 }

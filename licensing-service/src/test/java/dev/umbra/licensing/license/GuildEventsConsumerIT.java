@@ -9,6 +9,7 @@ import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.BotKicked;
 import dev.umbra.platform.inbox.DeadLetters;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
@@ -23,6 +24,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -114,6 +116,33 @@ class GuildEventsConsumerIT {
         given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/license", "not-a-snowflake")
                 .then().statusCode(400).contentType("application/problem+json");
         given().when().get("/guilds/{id}/license", Snowflakes.random()).then().statusCode(401);
+    }
+
+    @Test
+    void theGuildsStreamIsOrderedByItsSequenceNotByTheClocksOfTheReplicasThatWroteItAndAnOlderEventIsSkippedAndCounted() {
+        String guildId = Snowflakes.random();
+        Instant now = Instant.now();
+        UUID kick = UUID.randomUUID();
+        UUID reinstall = UUID.randomUUID();
+        // the replica that wrote the kick runs three seconds ahead of the one that wrote the reinstall
+        KafkaProbe.produceAll(List.of(
+                OutboxRecords.record(new BotInstalled(guildId, "223456789012345678"), UUID.randomUUID(), now, 1),
+                OutboxRecords.record(new BotKicked(guildId), kick, now.plusSeconds(3), 2),
+                OutboxRecords.record(new BotInstalled(guildId, "223456789012345678"), reinstall, now.plusSeconds(1), 3)));
+        awaitProcessed(reinstall);
+        license(guildId).body("status", equalTo("ACTIVE"));
+        double skippedBefore = metric("umbra_licensing_events_skipped_total{event_type=\"BotKicked\"}");
+
+        // the kick once more, as a dead letter redriven after the reinstall would come: it is older, whatever its time
+        UUID redriven = UUID.randomUUID();
+        KafkaProbe.produceAll(List.of(OutboxRecords.record(new BotKicked(guildId), redriven, now.plusSeconds(3), 2)));
+        awaitProcessed(redriven);
+        license(guildId).body("status", equalTo("ACTIVE"));
+        assertThat(metric("umbra_licensing_events_skipped_total{event_type=\"BotKicked\"}")).isEqualTo(skippedBefore + 1);
+    }
+
+    private static io.restassured.response.ValidatableResponse license(String guildId) {
+        return given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/license", guildId).then().statusCode(200);
     }
 
     private static void produceBotInstalled(UUID eventId, String guildId) {

@@ -41,19 +41,24 @@ class LicenseConvergenceTest {
         }
     }
 
+    /** An event that carried no sequence: its time orders it, as before producers numbered their events. */
+    static StreamMark mark(Instant at) {
+        return new StreamMark(0, at);
+    }
+
     static Step at(String name, UnaryOperator<LicenseState> rule) {
         return new Step(name, rule);
     }
 
     static List<Flow> flows() {
-        Step installed = at("BotInstalled", l -> LicenseRules.botInstalled(l, GUILD, T));
-        Step started = at("SubscriptionStarted", l -> LicenseRules.subscriptionStarted(l, GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, T.plusSeconds(60)));
-        Step renewed = at("PaymentSucceeded", l -> LicenseRules.paymentSucceeded(l, SUBSCRIPTION, RENEWED_END, T.plus(Duration.ofDays(30))));
-        Step finalFailure = at("PaymentFailedFinal", l -> LicenseRules.paymentFailedFinal(l, SUBSCRIPTION, T.plus(Duration.ofDays(64))));
-        Step kicked = at("BotKicked", l -> LicenseRules.botKicked(l, T.plus(Duration.ofDays(2))));
-        Step suspended = at("SubscriptionSuspended", l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BOT_KICKED", T.plus(Duration.ofDays(2)).plusSeconds(1)));
-        Step reinstalled = at("BotInstalled again", l -> LicenseRules.botInstalled(l, GUILD, T.plus(Duration.ofDays(3))));
-        Step resumed = at("SubscriptionResumed", l -> LicenseRules.subscriptionResumed(l, SUBSCRIPTION, T.plus(Duration.ofDays(3)).plusSeconds(1)));
+        Step installed = at("BotInstalled", l -> LicenseRules.botInstalled(l, GUILD, mark(T)));
+        Step started = at("SubscriptionStarted", l -> LicenseRules.subscriptionStarted(l, GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, mark(T.plusSeconds(60))));
+        Step renewed = at("PaymentSucceeded", l -> LicenseRules.paymentSucceeded(l, SUBSCRIPTION, RENEWED_END, mark(T.plus(Duration.ofDays(30)))));
+        Step finalFailure = at("PaymentFailedFinal", l -> LicenseRules.paymentFailedFinal(l, SUBSCRIPTION, mark(T.plus(Duration.ofDays(64)))));
+        Step kicked = at("BotKicked", l -> LicenseRules.botKicked(l, mark(T.plus(Duration.ofDays(2)))));
+        Step suspended = at("SubscriptionSuspended", l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BOT_KICKED", mark(T.plus(Duration.ofDays(2)).plusSeconds(1))));
+        Step reinstalled = at("BotInstalled again", l -> LicenseRules.botInstalled(l, GUILD, mark(T.plus(Duration.ofDays(3)))));
+        Step resumed = at("SubscriptionResumed", l -> LicenseRules.subscriptionResumed(l, SUBSCRIPTION, mark(T.plus(Duration.ofDays(3)).plusSeconds(1))));
         return List.of(
                 new Flow("1 first subscription", List.of(installed), List.of(started, renewed)),
                 new Flow("2 dunning", List.of(installed), List.of(started, renewed, finalFailure)),

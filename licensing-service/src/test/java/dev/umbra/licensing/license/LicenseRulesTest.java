@@ -26,12 +26,17 @@ class LicenseRulesTest {
     static final Instant PERIOD_END = Instant.parse("2026-12-01T00:00:00Z");
     static final Duration GRACE = Duration.ofDays(3);
 
+    /** An event that carried no sequence: its time orders it. */
+    static StreamMark mark(Instant at) {
+        return new StreamMark(0, at);
+    }
+
     static LicenseState free() {
-        return LicenseRules.botInstalled(null, GUILD, T0);
+        return LicenseRules.botInstalled(null, GUILD, mark(T0));
     }
 
     static LicenseState pro() {
-        return LicenseRules.subscriptionStarted(free(), GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, T0.plusSeconds(10));
+        return LicenseRules.subscriptionStarted(free(), GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, mark(T0.plusSeconds(10)));
     }
 
     /** Applies a rule twice: the first time it changes the license and says so once, the second time nothing at all. */
@@ -45,44 +50,44 @@ class LicenseRulesTest {
 
     @Test
     void botInstalledGrantsFreeOnce() {
-        List<DomainEvent> events = appliedTwice(null, l -> LicenseRules.botInstalled(l, GUILD, T0));
+        List<DomainEvent> events = appliedTwice(null, l -> LicenseRules.botInstalled(l, GUILD, mark(T0)));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class,
                 e -> assertThat(e.planCode()).isEqualTo("FREE"));
     }
 
     @Test
     void botKickedSuspendsOnce() {
-        List<DomainEvent> events = appliedTwice(free(), l -> LicenseRules.botKicked(l, T0.plusSeconds(60)));
+        List<DomainEvent> events = appliedTwice(free(), l -> LicenseRules.botKicked(l, mark(T0.plusSeconds(60))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseSuspended.class,
                 e -> assertThat(e.reason()).isEqualTo(LicenseState.BOT_KICKED));
     }
 
     @Test
     void aReinstallAfterAKickReactivates() {
-        LicenseState kicked = LicenseRules.botKicked(pro(), T0.plusSeconds(60));
-        List<DomainEvent> events = appliedTwice(kicked, l -> LicenseRules.botInstalled(l, GUILD, T0.plusSeconds(120)));
+        LicenseState kicked = LicenseRules.botKicked(pro(), mark(T0.plusSeconds(60)));
+        List<DomainEvent> events = appliedTwice(kicked, l -> LicenseRules.botInstalled(l, GUILD, mark(T0.plusSeconds(120))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class,
                 e -> assertThat(e.planCode()).isEqualTo("PRO"));
     }
 
     @Test
     void aStaleInstallDoesNotLiftALaterKick() {
-        LicenseState kicked = LicenseRules.botKicked(free(), T0.plusSeconds(60));
-        assertThat(LicenseRules.botInstalled(kicked, GUILD, T0.plusSeconds(30))).isEqualTo(kicked);
+        LicenseState kicked = LicenseRules.botKicked(free(), mark(T0.plusSeconds(60)));
+        assertThat(LicenseRules.botInstalled(kicked, GUILD, mark(T0.plusSeconds(30)))).isEqualTo(kicked);
     }
 
     @Test
     void guildDeletedCancelsOnceAndForGood() {
-        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.guildDeleted(l, T0.plusSeconds(60)));
+        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.guildDeleted(l, mark(T0.plusSeconds(60))));
         assertThat(events).singleElement().isInstanceOf(LicenseCanceled.class);
-        LicenseState canceled = LicenseRules.guildDeleted(pro(), T0.plusSeconds(60));
-        assertThat(LicenseRules.botInstalled(canceled, GUILD, T0.plusSeconds(90)).status()).isEqualTo(LicenseStatus.CANCELED);
+        LicenseState canceled = LicenseRules.guildDeleted(pro(), mark(T0.plusSeconds(60)));
+        assertThat(LicenseRules.botInstalled(canceled, GUILD, mark(T0.plusSeconds(90))).status()).isEqualTo(LicenseStatus.CANCELED);
     }
 
     @Test
     void subscriptionStartedGrantsThePaidPlanOnce() {
         List<DomainEvent> events = appliedTwice(free(),
-                l -> LicenseRules.subscriptionStarted(l, GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, T0.plusSeconds(10)));
+                l -> LicenseRules.subscriptionStarted(l, GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, mark(T0.plusSeconds(10))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class,
                 e -> assertThat(e.planCode()).isEqualTo("PRO"));
         assertThat(pro().effectiveExpiresAt()).isEqualTo(PERIOD_END);
@@ -90,24 +95,24 @@ class LicenseRulesTest {
 
     @Test
     void subscriptionStartedBeforeTheInstallCreatesThePaidLicense() {
-        LicenseState license = LicenseRules.subscriptionStarted(null, GUILD, SUBSCRIPTION, Plan.PREMIUM, PERIOD_END, T0);
+        LicenseState license = LicenseRules.subscriptionStarted(null, GUILD, SUBSCRIPTION, Plan.PREMIUM, PERIOD_END, mark(T0));
         assertThat(license.plan()).isEqualTo(Plan.PREMIUM);
-        assertThat(LicenseRules.botInstalled(license, GUILD, T0.minusSeconds(5)).plan()).isEqualTo(Plan.PREMIUM);
+        assertThat(LicenseRules.botInstalled(license, GUILD, mark(T0.minusSeconds(5))).plan()).isEqualTo(Plan.PREMIUM);
     }
 
     @Test
     void paymentSucceededExtendsOnceAndNeverBackwards() {
         Instant next = PERIOD_END.plus(Duration.ofDays(30));
-        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.paymentSucceeded(l, SUBSCRIPTION, next, T0.plusSeconds(20)));
+        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.paymentSucceeded(l, SUBSCRIPTION, next, mark(T0.plusSeconds(20))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseExtended.class,
                 e -> assertThat(e.newExpiresAt()).isEqualTo(next));
-        LicenseState extended = LicenseRules.paymentSucceeded(pro(), SUBSCRIPTION, next, T0.plusSeconds(20));
-        assertThat(LicenseRules.paymentSucceeded(extended, SUBSCRIPTION, PERIOD_END, T0.plusSeconds(30)).expiresAt()).isEqualTo(next);
+        LicenseState extended = LicenseRules.paymentSucceeded(pro(), SUBSCRIPTION, next, mark(T0.plusSeconds(20)));
+        assertThat(LicenseRules.paymentSucceeded(extended, SUBSCRIPTION, PERIOD_END, mark(T0.plusSeconds(30))).expiresAt()).isEqualTo(next);
     }
 
     @Test
     void paymentFailedFinalDowngradesToFreeOnce() {
-        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.paymentFailedFinal(l, SUBSCRIPTION, T0.plusSeconds(20)));
+        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.paymentFailedFinal(l, SUBSCRIPTION, mark(T0.plusSeconds(20))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseDowngraded.class, e -> {
             assertThat(e.oldPlan()).isEqualTo("PRO");
             assertThat(e.newPlan()).isEqualTo("FREE");
@@ -117,38 +122,38 @@ class LicenseRulesTest {
     @Test
     void eventsOfAnotherSubscriptionChangeNothing() {
         LicenseState pro = pro();
-        assertThat(LicenseRules.paymentFailedFinal(pro, UUID.randomUUID(), T0.plusSeconds(20))).isEqualTo(pro);
+        assertThat(LicenseRules.paymentFailedFinal(pro, UUID.randomUUID(), mark(T0.plusSeconds(20)))).isEqualTo(pro);
     }
 
     @Test
     void subscriptionSuspendedSuspendsOnceAndIsANoOpWhenAlreadySuspended() {
         List<DomainEvent> events = appliedTwice(pro(),
-                l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BILLING_KEY_DELETED", T0.plusSeconds(20)));
+                l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BILLING_KEY_DELETED", mark(T0.plusSeconds(20))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseSuspended.class,
                 e -> assertThat(e.reason()).isEqualTo("BILLING_KEY_DELETED"));
 
-        LicenseState kicked = LicenseRules.botKicked(pro(), T0.plusSeconds(20));
-        LicenseState echoed = LicenseRules.subscriptionSuspended(kicked, SUBSCRIPTION, "BOT_KICKED", T0.plusSeconds(21));
+        LicenseState kicked = LicenseRules.botKicked(pro(), mark(T0.plusSeconds(20)));
+        LicenseState echoed = LicenseRules.subscriptionSuspended(kicked, SUBSCRIPTION, "BOT_KICKED", mark(T0.plusSeconds(21)));
         assertThat(LicenseChanges.between(kicked, echoed)).isEmpty();
     }
 
     @Test
     void subscriptionResumedGrantsTheLicenseAgainOnceNothingElseSuspendsIt() {
-        LicenseState keyDeleted = LicenseRules.subscriptionSuspended(pro(), SUBSCRIPTION, "BILLING_KEY_DELETED", T0.plusSeconds(20));
-        List<DomainEvent> events = appliedTwice(keyDeleted, l -> LicenseRules.subscriptionResumed(l, SUBSCRIPTION, T0.plusSeconds(30)));
+        LicenseState keyDeleted = LicenseRules.subscriptionSuspended(pro(), SUBSCRIPTION, "BILLING_KEY_DELETED", mark(T0.plusSeconds(20)));
+        List<DomainEvent> events = appliedTwice(keyDeleted, l -> LicenseRules.subscriptionResumed(l, SUBSCRIPTION, mark(T0.plusSeconds(30))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class, e -> assertThat(e.planCode()).isEqualTo("PRO"));
 
-        LicenseState kickedToo = LicenseRules.botKicked(keyDeleted, T0.plusSeconds(25));
-        LicenseState resumed = LicenseRules.subscriptionResumed(kickedToo, SUBSCRIPTION, T0.plusSeconds(30));
+        LicenseState kickedToo = LicenseRules.botKicked(keyDeleted, mark(T0.plusSeconds(25)));
+        LicenseState resumed = LicenseRules.subscriptionResumed(kickedToo, SUBSCRIPTION, mark(T0.plusSeconds(30)));
         assertThat(resumed.status()).isEqualTo(LicenseStatus.SUSPENDED);
         assertThat(resumed.suspensionReason()).isEqualTo("BOT_KICKED");
         assertThat(LicenseChanges.between(kickedToo, resumed)).isEmpty();
-        assertThat(LicenseRules.subscriptionResumed(keyDeleted, UUID.randomUUID(), T0.plusSeconds(30))).isEqualTo(keyDeleted);
+        assertThat(LicenseRules.subscriptionResumed(keyDeleted, UUID.randomUUID(), mark(T0.plusSeconds(30)))).isEqualTo(keyDeleted);
     }
 
     @Test
     void planUpgradedAppliesAtOnce() {
-        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.planUpgraded(l, SUBSCRIPTION, Plan.PREMIUM, T0.plusSeconds(20)));
+        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.planUpgraded(l, SUBSCRIPTION, Plan.PREMIUM, mark(T0.plusSeconds(20))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseGranted.class,
                 e -> assertThat(e.planCode()).isEqualTo("PREMIUM"));
     }
@@ -158,9 +163,9 @@ class LicenseRulesTest {
         Instant now = T0.plusSeconds(30);
         Instant effective = PERIOD_END;
         List<DomainEvent> events = appliedTwice(pro(),
-                l -> LicenseRules.planDowngraded(l, SUBSCRIPTION, Plan.FREE, effective, T0.plusSeconds(20), now));
+                l -> LicenseRules.planDowngraded(l, SUBSCRIPTION, Plan.FREE, effective, mark(T0.plusSeconds(20)), now));
         assertThat(events).isEmpty();
-        LicenseState pending = LicenseRules.planDowngraded(pro(), SUBSCRIPTION, Plan.FREE, effective, T0.plusSeconds(20), now);
+        LicenseState pending = LicenseRules.planDowngraded(pro(), SUBSCRIPTION, Plan.FREE, effective, mark(T0.plusSeconds(20)), now);
         assertThat(pending.plan()).isEqualTo(Plan.PRO);
         assertThat(LicenseRules.sweep(pending, effective.minusSeconds(1), GRACE)).isEqualTo(pending);
         assertThat(LicenseRules.nextSweepAt(pending, GRACE)).isEqualTo(effective);
@@ -173,8 +178,8 @@ class LicenseRulesTest {
 
     @Test
     void aDowngradeWhoseTimeHasPassedAppliesAtOnce() {
-        LicenseState premium = LicenseRules.planUpgraded(pro(), SUBSCRIPTION, Plan.PREMIUM, T0.plusSeconds(15));
-        LicenseState downgraded = LicenseRules.planDowngraded(premium, SUBSCRIPTION, Plan.PRO, T0, T0.plusSeconds(20), T0.plusSeconds(30));
+        LicenseState premium = LicenseRules.planUpgraded(pro(), SUBSCRIPTION, Plan.PREMIUM, mark(T0.plusSeconds(15)));
+        LicenseState downgraded = LicenseRules.planDowngraded(premium, SUBSCRIPTION, Plan.PRO, T0, mark(T0.plusSeconds(20)), T0.plusSeconds(30));
         assertThat(downgraded.plan()).isEqualTo(Plan.PRO);
     }
 
@@ -191,7 +196,7 @@ class LicenseRulesTest {
         assertThat(swept.effectiveExpiresAt()).isNull();
         assertThat(LicenseChanges.between(pro, swept)).singleElement().isInstanceOf(LicenseDowngraded.class);
 
-        LicenseState paidAgain = LicenseRules.paymentSucceeded(swept, SUBSCRIPTION, PERIOD_END.plus(Duration.ofDays(30)), T0.plusSeconds(40));
+        LicenseState paidAgain = LicenseRules.paymentSucceeded(swept, SUBSCRIPTION, PERIOD_END.plus(Duration.ofDays(30)), mark(T0.plusSeconds(40)));
         assertThat(paidAgain.plan()).isEqualTo(Plan.PRO);
         assertThat(LicenseChanges.between(swept, paidAgain)).singleElement().isInstanceOf(LicenseGranted.class);
     }
@@ -199,5 +204,45 @@ class LicenseRulesTest {
     @Test
     void anUnknownPlanCodeIsRejected() {
         assertThatThrownBy(() -> LicenseService.known("ULTRA")).isInstanceOf(RejectedEventException.class);
+    }
+
+    @Test
+    void withinTheGuildsStreamTheSequenceDecidesNotTheClocksOfTheReplicasThatWroteTheEvents() {
+        // two replicas of guild-service: the one that wrote the kick runs two seconds ahead of the one that wrote the reinstall
+        LicenseState kicked = LicenseRules.botKicked(LicenseRules.botInstalled(null, GUILD, new StreamMark(1, T0)), new StreamMark(2, T0.plusSeconds(3)));
+        LicenseState reinstalled = LicenseRules.botInstalled(kicked, GUILD, new StreamMark(3, T0.plusSeconds(1)));
+        assertThat(reinstalled.status()).isEqualTo(LicenseStatus.ACTIVE);
+        assertThat(LicenseRules.staleForGuild(kicked, new StreamMark(3, T0.plusSeconds(1)))).isFalse();
+
+        // the kick again, redriven from the dead-letter topic after the reinstall: older, skipped whatever its time
+        StreamMark redrivenKick = new StreamMark(2, T0.plusSeconds(3));
+        assertThat(LicenseRules.staleForGuild(reinstalled, redrivenKick)).isTrue();
+        assertThat(LicenseRules.botKicked(reinstalled, redrivenKick)).isEqualTo(reinstalled);
+    }
+
+    @Test
+    void anEventWithoutASequenceIsOrderedByItsTime() {
+        LicenseState kicked = LicenseRules.botKicked(LicenseRules.botInstalled(null, GUILD, new StreamMark(1, T0)), new StreamMark(2, T0.plusSeconds(60)));
+        assertThat(LicenseRules.staleForGuild(kicked, mark(T0.plusSeconds(30)))).isTrue();
+        assertThat(LicenseRules.staleForGuild(kicked, mark(T0.plusSeconds(90)))).isFalse();
+    }
+
+    @Test
+    void withinASubscriptionTheSequenceDecidesAndBetweenTwoSubscriptionsTheTime() {
+        LicenseState paid = LicenseRules.subscriptionStarted(free(), GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, new StreamMark(1, T0.plusSeconds(10)));
+        LicenseState suspended = LicenseRules.subscriptionSuspended(paid, SUBSCRIPTION, "BILLING_KEY_DELETED", new StreamMark(2, T0.plusSeconds(30)));
+        // billing's other replica, its clock behind, resumed it: later in the stream, earlier on the clock
+        LicenseState resumed = LicenseRules.subscriptionResumed(suspended, SUBSCRIPTION, new StreamMark(3, T0.plusSeconds(20)));
+        assertThat(resumed.status()).isEqualTo(LicenseStatus.ACTIVE);
+        assertThat(LicenseRules.subscriptionSuspended(resumed, SUBSCRIPTION, "BILLING_KEY_DELETED", new StreamMark(2, T0.plusSeconds(30))))
+                .as("the suspension redriven").isEqualTo(resumed);
+
+        // another subscription of the guild: its sequence says nothing about this one's, its time does
+        UUID next = UUID.fromString("00000000-0000-0000-0000-0000000000bb");
+        assertThat(LicenseRules.staleForSubscription(resumed, next, new StreamMark(1, T0.plusSeconds(25)))).isFalse();
+        assertThat(LicenseRules.staleForSubscription(resumed, next, new StreamMark(9, T0.plusSeconds(15)))).isTrue();
+        LicenseState moved = LicenseRules.subscriptionStarted(resumed, GUILD, next, Plan.PREMIUM, PERIOD_END, new StreamMark(1, T0.plusSeconds(25)));
+        assertThat(moved.subscriptionId()).isEqualTo(next);
+        assertThat(moved.plan()).isEqualTo(Plan.PREMIUM);
     }
 }

@@ -33,6 +33,16 @@ public final class OutboxRecords {
                 headers(entry.eventType(), entry.aggregateType(), eventId, occurredAt));
     }
 
+    /** The record of the event at {@code sequence} in its aggregate's stream, as the producer's outbox numbered it. */
+    public static org.apache.kafka.clients.producer.ProducerRecord<String, byte[]> record(DomainEvent event, UUID eventId, Instant occurredAt,
+            long sequence) {
+        EventCatalog.Entry entry = EventCatalog.entryOf(event.getClass());
+        Map<String, String> headers = new java.util.HashMap<>(headers(entry.eventType(), entry.aggregateType(), eventId, occurredAt));
+        headers.put(EventHeaders.SEQUENCE, Long.toString(sequence));
+        return KafkaProbe.record(Topics.of(entry.aggregateType()), event.aggregateId(), EventCodec.toJson(event).getBytes(StandardCharsets.UTF_8),
+                headers);
+    }
+
     /** As a producing service's outbox would publish it from inside a trace: with the span's {@code traceparent} header. */
     public static UUID publish(DomainEvent event, Instant occurredAt, String traceParent) {
         UUID eventId = UUID.randomUUID();
