@@ -30,12 +30,17 @@ public class DiscordMessenger {
     private final DiscordApi discord;
     private final TypedGuard<Uni<String>> guard;
     private final CircuitBreakerMaintenance circuits;
+    private final Duration delay;
+    /** When the circuit was first seen open, or a round was last let through while it stayed open. */
+    private long openSeenAt;
+    private boolean seenOpen;
 
     public DiscordMessenger(@RestClient DiscordApi discord, @Identifier(CIRCUIT) TypedGuard<Uni<String>> guard,
-            CircuitBreakerMaintenance circuits) {
+            CircuitBreakerMaintenance circuits, @ConfigProperty(name = "guild.notifications.circuit.delay") Duration delay) {
         this.discord = discord;
         this.guard = guard;
         this.circuits = circuits;
+        this.delay = delay;
     }
 
     @Produces
@@ -50,13 +55,34 @@ public class DiscordMessenger {
                 .build();
     }
 
-    /** False while the circuit is open. The circuit exists from the first call on; before it, Discord is presumed up. */
-    boolean available() {
+    /**
+     * False while the circuit is open, except once per circuit delay: the breaker leaves OPEN on a timer
+     * task, and should that task be late (its executor busy), a call made after the delay moves it to
+     * half-open itself, so the dispatcher never waits on the timer alone. The circuit exists from the
+     * first call on; before it, Discord is presumed up.
+     */
+    synchronized boolean available() {
+        CircuitBreakerState state;
         try {
-            return circuits.currentState(CIRCUIT) != CircuitBreakerState.OPEN;
+            state = circuits.currentState(CIRCUIT);
         } catch (IllegalArgumentException notCalledYet) {
             return true;
         }
+        if (state != CircuitBreakerState.OPEN) {
+            seenOpen = false;
+            return true;
+        }
+        long now = System.nanoTime();
+        if (!seenOpen) {
+            seenOpen = true;
+            openSeenAt = now;
+            return false;
+        }
+        if (now - openSeenAt < delay.toNanos()) {
+            return false;
+        }
+        openSeenAt = now;
+        return true;
     }
 
     /** Sends {@code content} to the Discord user; the message's id makes the nonce, so a retry cannot post it twice. Returns Discord's message id. */
