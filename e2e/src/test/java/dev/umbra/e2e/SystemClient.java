@@ -213,8 +213,9 @@ final class SystemClient {
 
     /**
      * Every consumer, in every service, applied the aggregate's events in the aggregate's order: in the
-     * order it claimed them ({@code processed_event}: by commit time, then by the number the claim
-     * statement gave each row, which claims a batch in record order), against the position the producer's
+     * order it claimed them ({@code processed_event}: by the time of the claiming transaction, one after
+     * another for a partition, then by the number the claim statement gave each row, which claims a batch
+     * in record order), against the position the producer's
      * outbox gave each event (its {@code sequence}, as audit stored it).
      */
     static void assertAppliedInOrder(String aggregateType, String aggregateId) {

@@ -1,5 +1,6 @@
 package dev.umbra.billing.subscription;
 
+import dev.umbra.events.StreamMark;
 import dev.umbra.platform.storage.NativeSelects;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.hibernate.reactive.panache.PanacheEntityBase;
@@ -72,6 +73,9 @@ public class StoredSubscription extends PanacheEntityBase {
     @Column(name = "bot_kicked_at")
     public Instant botKickedAt;
 
+    @Column(name = "bot_kicked_sequence", nullable = false)
+    public long botKickedSequence;
+
     @Column(name = "canceled_at")
     public Instant canceledAt;
 
@@ -89,7 +93,8 @@ public class StoredSubscription extends PanacheEntityBase {
 
     public Subscription toDomain() {
         return new Subscription(id, guildId, userId, billingKeyId, planCode, status, cycleAnchor == null ? null : new BillingCycle(cycleAnchor),
-                paidThrough, duePeriod, cancelAtPeriodEnd, pendingPlanCode, failedAttempts, nextAttemptAt, reasons(), botKickedAt, canceledAt);
+                paidThrough, duePeriod, cancelAtPeriodEnd, pendingPlanCode, failedAttempts, nextAttemptAt, reasons(),
+                botKickedAt == null ? null : new StreamMark(botKickedSequence, botKickedAt), canceledAt);
     }
 
     static StoredSubscription create(Subscription subscription, Instant at) {
@@ -118,7 +123,8 @@ public class StoredSubscription extends PanacheEntityBase {
         failedAttempts = subscription.failedAttempts();
         nextAttemptAt = subscription.nextAttemptAt();
         suspensions = subscription.suspensions().stream().map(Enum::name).sorted().collect(Collectors.joining(","));
-        botKickedAt = subscription.botKickedAt();
+        botKickedAt = subscription.botKicked() == null ? null : subscription.botKicked().at();
+        botKickedSequence = subscription.botKicked() == null ? 0 : subscription.botKicked().sequence();
         canceledAt = subscription.canceledAt();
         renewalDueAt = subscription.renewalDueAt();
         updatedAt = at;

@@ -8,6 +8,7 @@ import static dev.umbra.billing.subscription.SubscriptionStatus.SUSPENDED;
 
 import dev.umbra.billing.plan.Plan;
 import dev.umbra.billing.plan.PlanCatalogue;
+import dev.umbra.events.StreamMark;
 import dev.umbra.events.billing.PaymentFailed;
 import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
@@ -36,8 +37,8 @@ import java.util.UUID;
  * @param failedAttempts failed charges of {@code duePeriod} so far
  * @param nextAttemptAt  when dunning tries {@code duePeriod} again; null unless a charge failed
  * @param suspensions    why it is suspended; empty unless SUSPENDED
- * @param botKickedAt    when the kick its BOT_KICKED suspension stands for happened (null without one):
- *                       the bot's return is a BotInstalled that happened after it, not a late one from before
+ * @param botKicked     where the kick its BOT_KICKED suspension stands for stands in the guild's stream (null without
+ *                       one): the bot's return is a BotInstalled that came after it, not a late or redriven one from before
  */
 public record Subscription(
         UUID id,
@@ -54,7 +55,7 @@ public record Subscription(
         int failedAttempts,
         Instant nextAttemptAt,
         Set<SuspensionReason> suspensions,
-        Instant botKickedAt,
+        StreamMark botKicked,
         Instant canceledAt) {
 
     public Subscription {
@@ -270,7 +271,7 @@ public record Subscription(
      * stops running; a second reason only adds to the record. A pending subscription is left alone (its
      * first charge decides) and a canceled one stays canceled, so suspend and cancel converge in any order.
      */
-    public Transition suspend(SuspensionReason reason, Instant at) {
+    public Transition suspend(SuspensionReason reason, StreamMark cause) {
         if (status == CANCELED || status == PENDING || suspensions.contains(reason)) {
             return Transition.none(this);
         }
@@ -279,7 +280,7 @@ public record Subscription(
         reasons.addAll(suspensions);
         Draft draft = new Draft(this).status(SUSPENDED).suspensions(reasons);
         if (reason == SuspensionReason.BOT_KICKED) {
-            draft.botKickedAt(at);
+            draft.botKicked(cause);
         }
         Subscription after = draft.build();
         return status == SUSPENDED ? Transition.of(this, Trigger.SUSPEND, after)
@@ -296,9 +297,6 @@ public record Subscription(
         if (status != SUSPENDED || !suspensions.contains(reason)) {
             return Transition.none(this);
         }
-        if (reason == SuspensionReason.BOT_KICKED && botKickedAt != null && at.isBefore(botKickedAt)) {
-            return Transition.none(this);
-        }
         if (reason == SuspensionReason.BILLING_KEY_DELETED && newBillingKeyId == null) {
             throw new PlanChangeRejectedException("a subscription suspended for its deleted billing key resumes only with a new one");
         }
@@ -309,7 +307,7 @@ public record Subscription(
         Set<SuspensionReason> left = EnumSet.copyOf(suspensions);
         left.remove(reason);
         if (reason == SuspensionReason.BOT_KICKED) {
-            draft.botKickedAt(null);
+            draft.botKicked(null);
         }
         if (!left.isEmpty()) {
             return Transition.of(this, Trigger.RESUME, draft.suspensions(left).build());
@@ -325,6 +323,18 @@ public record Subscription(
             draft.status(failedAttempts > 0 ? PAST_DUE : ACTIVE);
         }
         return Transition.of(this, Trigger.RESUME, draft.build(), new SubscriptionResumed(id, reason.name()));
+    }
+
+    /**
+     * The bot is back in the guild (a BotInstalled at {@code install} in the guild's stream): the BOT_KICKED
+     * suspension is lifted, unless the install came before the kick it stands for (a late or redriven
+     * record). The guild's stream orders them by its sequence where both carry one, by time otherwise.
+     */
+    public Transition botBack(StreamMark install) {
+        if (botKicked != null && install.before(botKicked)) {
+            return Transition.none(this);
+        }
+        return resume(SuspensionReason.BOT_KICKED, null, install.at());
     }
 
     /**
@@ -412,7 +422,7 @@ public record Subscription(
         private int failedAttempts;
         private Instant nextAttemptAt;
         private Set<SuspensionReason> suspensions;
-        private Instant botKickedAt;
+        private StreamMark botKicked;
         private Instant canceledAt;
 
         Draft(Subscription s) {
@@ -428,7 +438,7 @@ public record Subscription(
             failedAttempts = s.failedAttempts;
             nextAttemptAt = s.nextAttemptAt;
             suspensions = s.suspensions;
-            botKickedAt = s.botKickedAt;
+            botKicked = s.botKicked;
             canceledAt = s.canceledAt;
         }
 
@@ -443,7 +453,7 @@ public record Subscription(
         Draft failedAttempts(int value) { failedAttempts = value; return this; }
         Draft nextAttemptAt(Instant value) { nextAttemptAt = value; return this; }
         Draft suspensions(Set<SuspensionReason> value) { suspensions = value; return this; }
-        Draft botKickedAt(Instant value) { botKickedAt = value; return this; }
+        Draft botKicked(StreamMark value) { botKicked = value; return this; }
 
         /** Final: nothing is retried and nothing is suspended any more. */
         Draft canceled(Instant at) {
@@ -451,13 +461,13 @@ public record Subscription(
             canceledAt = at;
             nextAttemptAt = null;
             suspensions = Set.of();
-            botKickedAt = null;
+            botKicked = null;
             return this;
         }
 
         Subscription build() {
             return new Subscription(from.id, from.guildId, from.userId, billingKeyId, planCode, status, cycle, paidThrough,
-                    duePeriod, cancelAtPeriodEnd, pendingPlanCode, failedAttempts, nextAttemptAt, suspensions, botKickedAt, canceledAt);
+                    duePeriod, cancelAtPeriodEnd, pendingPlanCode, failedAttempts, nextAttemptAt, suspensions, botKicked, canceledAt);
         }
     }
 }

@@ -6,6 +6,7 @@ import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.plan.Plan;
 import dev.umbra.billing.plan.PlanCatalogue;
 import dev.umbra.events.EventEnvelope;
+import dev.umbra.events.StreamMark;
 import dev.umbra.events.billing.BillingKeyDeleted;
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
@@ -162,12 +163,12 @@ public class SubscriptionService {
 
     Uni<Void> onBotKicked(BotKicked event, EventEnvelope envelope) {
         return StoredSubscription.lockLiveOfGuild(event.guildId())
-                .chain(rows -> applyEach(rows, s -> s.suspend(SuspensionReason.BOT_KICKED, envelope.occurredAt())));
+                .chain(rows -> applyEach(rows, s -> s.suspend(SuspensionReason.BOT_KICKED, StreamMark.of(envelope))));
     }
 
     Uni<Void> onBotInstalled(BotInstalled event, EventEnvelope envelope) {
         return StoredSubscription.lockLiveOfGuild(event.guildId())
-                .chain(rows -> applyEach(rows, s -> s.resume(SuspensionReason.BOT_KICKED, null, envelope.occurredAt())));
+                .chain(rows -> applyEach(rows, s -> s.botBack(StreamMark.of(envelope))));
     }
 
     Uni<Void> onGuildDeleted(GuildDeleted event, EventEnvelope envelope) {
@@ -177,7 +178,7 @@ public class SubscriptionService {
 
     Uni<Void> onBillingKeyDeleted(BillingKeyDeleted event, EventEnvelope envelope) {
         return StoredSubscription.lockLivePaidBy(event.billingKeyId())
-                .chain(rows -> applyEach(rows, s -> s.suspend(SuspensionReason.BILLING_KEY_DELETED, envelope.occurredAt())));
+                .chain(rows -> applyEach(rows, s -> s.suspend(SuspensionReason.BILLING_KEY_DELETED, StreamMark.of(envelope))));
     }
 
     private Uni<Void> applyEach(List<StoredSubscription> rows, Function<Subscription, Transition> rule) {

@@ -4,6 +4,7 @@ import static dev.umbra.billing.plan.PlanCatalogue.PREMIUM;
 import static dev.umbra.billing.plan.PlanCatalogue.PRO;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.umbra.events.StreamMark;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -15,6 +16,11 @@ class RenewalDueAtTest {
 
     static final Instant START = Instant.parse("2026-01-31T10:00:00Z");
     static final DunningSettings DUNNING = new DunningSettings(Duration.ofHours(24), 4);
+
+    /** Where an event that carried no sequence stands: its time alone orders it. */
+    static StreamMark mark(Instant at) {
+        return new StreamMark(0, at);
+    }
 
     @Test
     void dueExactlyWhenTheRulesSayADueStep() {
@@ -36,7 +42,7 @@ class RenewalDueAtTest {
     @Test
     void nothingIsDueWhilePendingSuspendedOrCanceled() {
         Subscription pending = Subscription.open(UUID.randomUUID(), "7", UUID.randomUUID(), UUID.randomUUID(), PRO);
-        Subscription suspended = started().suspend(SuspensionReason.BOT_KICKED, START.plusSeconds(1)).after();
+        Subscription suspended = started().suspend(SuspensionReason.BOT_KICKED, mark(START.plusSeconds(1))).after();
         Subscription canceled = started().cancelNow(START.plusSeconds(1)).after();
 
         assertThat(pending.renewalDueAt()).isNull();

@@ -11,6 +11,7 @@ import static dev.umbra.billing.subscription.SubscriptionStatus.SUSPENDED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.umbra.events.StreamMark;
 import dev.umbra.events.billing.PaymentFailed;
 import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.PlanDowngraded;
@@ -35,6 +36,11 @@ class SubscriptionTest {
     static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
     static final Instant PERIOD_END = Instant.parse("2026-12-01T00:00:00Z");
     static final DunningSettings DUNNING = new DunningSettings(Duration.ofHours(24), 4);
+
+    /** Where an event that carried no sequence stands: its time alone orders it. */
+    static StreamMark mark(Instant at) {
+        return new StreamMark(0, at);
+    }
 
     static Subscription pending() {
         return Subscription.open(ID, GUILD, USER, KEY, PRO);
@@ -153,7 +159,7 @@ class SubscriptionTest {
 
     @Test
     void guildDeletedCancelsNowFromEveryRunningStatus() {
-        Subscription suspended = active().suspend(SuspensionReason.BOT_KICKED, T0).after();
+        Subscription suspended = active().suspend(SuspensionReason.BOT_KICKED, mark(T0)).after();
         for (Subscription s : new Subscription[] {active(), suspended, active().renewalFailed(1, 1, ATTEMPT, PERIOD_END, DUNNING).after()}) {
             Transition t = twice(s, x -> x.guildDeleted(PERIOD_END));
             assertThat(t.after().status()).isEqualTo(CANCELED);
@@ -163,31 +169,31 @@ class SubscriptionTest {
 
     @Test
     void suspendStopsRenewalsAndIsAnnouncedOnce() {
-        Transition t = twice(active(), s -> s.suspend(SuspensionReason.BOT_KICKED, T0));
+        Transition t = twice(active(), s -> s.suspend(SuspensionReason.BOT_KICKED, mark(T0)));
         assertThat(t.after().status()).isEqualTo(SUSPENDED);
         assertThat(t.events()).containsExactly(new SubscriptionSuspended(ID, "BOT_KICKED"));
         assertThat(t.after().renewalStep(PERIOD_END.plus(Duration.ofDays(3)))).isEqualTo(new RenewalStep.NotDue());
 
-        Transition second = twice(t.after(), s -> s.suspend(SuspensionReason.BILLING_KEY_DELETED, T0));
+        Transition second = twice(t.after(), s -> s.suspend(SuspensionReason.BILLING_KEY_DELETED, mark(T0)));
         assertThat(second.after().suspensions()).containsExactlyInAnyOrder(SuspensionReason.BOT_KICKED, SuspensionReason.BILLING_KEY_DELETED);
         assertThat(second.events()).isEmpty();
     }
 
     @Test
     void suspendAndCancelConvergeInAnyOrder() {
-        Subscription suspendedThenDeleted = active().suspend(SuspensionReason.BOT_KICKED, T0).after().guildDeleted(T0).after();
+        Subscription suspendedThenDeleted = active().suspend(SuspensionReason.BOT_KICKED, mark(T0)).after().guildDeleted(T0).after();
         Subscription deletedThenSuspended = active().guildDeleted(T0).after();
-        assertThat(deletedThenSuspended.suspend(SuspensionReason.BOT_KICKED, T0).changed()).isFalse();
+        assertThat(deletedThenSuspended.suspend(SuspensionReason.BOT_KICKED, mark(T0)).changed()).isFalse();
         assertThat(suspendedThenDeleted).isEqualTo(deletedThenSuspended);
         // a pending subscription is left to its first charge
-        assertThat(pending().suspend(SuspensionReason.BOT_KICKED, T0).changed()).isFalse();
+        assertThat(pending().suspend(SuspensionReason.BOT_KICKED, mark(T0)).changed()).isFalse();
     }
 
     @Test
     void resumeLiftsOneReasonAtATimeAndRunsAgainWhenNoneIsLeft() {
-        Subscription both = active().suspend(SuspensionReason.BOT_KICKED, T0).after()
-                .suspend(SuspensionReason.BILLING_KEY_DELETED, T0).after();
-        Transition botBack = twice(both, s -> s.resume(SuspensionReason.BOT_KICKED, null, T0.plusSeconds(10)));
+        Subscription both = active().suspend(SuspensionReason.BOT_KICKED, mark(T0)).after()
+                .suspend(SuspensionReason.BILLING_KEY_DELETED, mark(T0)).after();
+        Transition botBack = twice(both, s -> s.botBack(mark(T0.plusSeconds(10))));
         assertThat(botBack.after().status()).isEqualTo(SUSPENDED);
         assertThatThrownBy(() -> botBack.after().resume(SuspensionReason.BILLING_KEY_DELETED, null, T0))
                 .isInstanceOf(PlanChangeRejectedException.class);
@@ -199,30 +205,41 @@ class SubscriptionTest {
         assertThat(running.after().suspensions()).isEmpty();
         assertThat(botBack.events()).isEmpty();
         assertThat(running.events()).containsExactly(new SubscriptionResumed(ID, "BILLING_KEY_DELETED"));
-        assertThat(active().resume(SuspensionReason.BOT_KICKED, null, T0).changed()).isFalse();
+        assertThat(active().botBack(mark(T0)).changed()).isFalse();
     }
 
     @Test
     void aSubscriptionCanceledAtPeriodEndWhosePeriodEndedWhileSuspendedEndsInsteadOfRunningAgain() {
-        Subscription suspended = active().cancelAtPeriodEnd(T0).after().suspend(SuspensionReason.BOT_KICKED, T0.plusSeconds(5)).after();
-        Transition back = twice(suspended, s -> s.resume(SuspensionReason.BOT_KICKED, null, PERIOD_END.plusSeconds(30)));
+        Subscription suspended = active().cancelAtPeriodEnd(T0).after().suspend(SuspensionReason.BOT_KICKED, mark(T0.plusSeconds(5))).after();
+        Transition back = twice(suspended, s -> s.botBack(mark(PERIOD_END.plusSeconds(30))));
         assertThat(back.after().status()).isEqualTo(CANCELED);
         assertThat(back.events()).isEmpty();
         // before the period's end it runs again, still to end with its period
-        Transition early = suspended.resume(SuspensionReason.BOT_KICKED, null, PERIOD_END.minusSeconds(30));
+        Transition early = suspended.botBack(mark(PERIOD_END.minusSeconds(30)));
         assertThat(early.after().status()).isEqualTo(ACTIVE);
         assertThat(early.after().cancelAtPeriodEnd()).isTrue();
     }
 
     @Test
     void aBotInstalledFromBeforeTheKickDoesNotLiftIt() {
-        Subscription kicked = active().suspend(SuspensionReason.BOT_KICKED, T0.plusSeconds(10)).after();
-        assertThat(kicked.botKickedAt()).isEqualTo(T0.plusSeconds(10));
+        Subscription kicked = active().suspend(SuspensionReason.BOT_KICKED, mark(T0.plusSeconds(10))).after();
+        assertThat(kicked.botKicked()).isEqualTo(mark(T0.plusSeconds(10)));
         // a late or redriven record of the install before the kick
-        assertThat(kicked.resume(SuspensionReason.BOT_KICKED, null, T0.plusSeconds(5)).changed()).isFalse();
-        Transition back = kicked.resume(SuspensionReason.BOT_KICKED, null, T0.plusSeconds(20));
+        assertThat(kicked.botBack(mark(T0.plusSeconds(5))).changed()).isFalse();
+        Transition back = kicked.botBack(mark(T0.plusSeconds(20)));
         assertThat(back.after().status()).isEqualTo(ACTIVE);
-        assertThat(back.after().botKickedAt()).isNull();
+        assertThat(back.after().botKicked()).isNull();
+    }
+
+    @Test
+    void theGuildsStreamOrdersTheKickAndTheReturnBySequenceNotByTheClocksOfTheReplicasThatWroteThem() {
+        // the replica that wrote the kick runs three seconds ahead of the one that wrote the return after it
+        Subscription kicked = active().suspend(SuspensionReason.BOT_KICKED, new StreamMark(7, T0.plusSeconds(13))).after();
+        Transition back = kicked.botBack(new StreamMark(8, T0.plusSeconds(10)));
+        assertThat(back.after().status()).isEqualTo(ACTIVE);
+
+        // the install before the kick, redriven: older in the stream, whatever its time
+        assertThat(kicked.botBack(new StreamMark(6, T0.plusSeconds(20))).changed()).isFalse();
     }
 
     @Test
@@ -233,14 +250,14 @@ class SubscriptionTest {
         assertThat(changedCard.after().status()).isEqualTo(ACTIVE);
         assertThat(changedCard.events()).isEmpty();
 
-        Subscription keyDeleted = active().suspend(SuspensionReason.BILLING_KEY_DELETED, T0).after();
+        Subscription keyDeleted = active().suspend(SuspensionReason.BILLING_KEY_DELETED, mark(T0)).after();
         Transition resumed = twice(keyDeleted, s -> s.payWith(newKey, T0.plusSeconds(5)));
         assertThat(resumed.after().status()).isEqualTo(ACTIVE);
         assertThat(resumed.after().billingKeyId()).isEqualTo(newKey);
         assertThat(resumed.events()).containsExactly(new SubscriptionResumed(ID, "BILLING_KEY_DELETED"));
 
         // kicked as well: the new card is kept, the bot's return is still awaited
-        Subscription both = keyDeleted.suspend(SuspensionReason.BOT_KICKED, T0).after();
+        Subscription both = keyDeleted.suspend(SuspensionReason.BOT_KICKED, mark(T0)).after();
         Transition stillKicked = both.payWith(newKey, T0.plusSeconds(5));
         assertThat(stillKicked.after().status()).isEqualTo(SUSPENDED);
         assertThat(stillKicked.after().suspensions()).containsExactly(SuspensionReason.BOT_KICKED);
@@ -253,8 +270,8 @@ class SubscriptionTest {
     @Test
     void resumeContinuesDunningWhereItStopped() {
         Subscription pastDue = active().renewalFailed(1, 1, ATTEMPT, PERIOD_END, DUNNING).after();
-        Subscription resumed = pastDue.suspend(SuspensionReason.BOT_KICKED, PERIOD_END.plusSeconds(5)).after()
-                .resume(SuspensionReason.BOT_KICKED, null, PERIOD_END.plus(Duration.ofDays(2))).after();
+        Subscription resumed = pastDue.suspend(SuspensionReason.BOT_KICKED, mark(PERIOD_END.plusSeconds(5))).after()
+                .botBack(mark(PERIOD_END.plus(Duration.ofDays(2)))).after();
         assertThat(resumed.status()).isEqualTo(PAST_DUE);
         assertThat(resumed.renewalStep(PERIOD_END.plus(Duration.ofDays(2))))
                 .isEqualTo(new RenewalStep.Charge(ID, 1, 2, "PRO", 9_900, "sub-" + ID + "-p1"));
@@ -262,9 +279,9 @@ class SubscriptionTest {
 
     @Test
     void periodsThatEndedWhileSuspendedAreNeverCharged() {
-        Subscription suspended = active().suspend(SuspensionReason.BOT_KICKED, T0.plusSeconds(5)).after();
+        Subscription suspended = active().suspend(SuspensionReason.BOT_KICKED, mark(T0.plusSeconds(5))).after();
         Instant back = Instant.parse("2027-02-10T00:00:00Z"); // inside period 3 (2027-02-01 .. 2027-03-01)
-        Subscription resumed = suspended.resume(SuspensionReason.BOT_KICKED, null, back).after();
+        Subscription resumed = suspended.botBack(mark(back)).after();
         assertThat(resumed.status()).isEqualTo(ACTIVE);
         assertThat(resumed.renewalStep(back)).isEqualTo(new RenewalStep.Charge(ID, 3, 1, "PRO", 9_900, "sub-" + ID + "-p3"));
         assertThat(resumed.renewalSucceeded(3, ATTEMPT, back).after().paidPeriod().end()).isEqualTo(Instant.parse("2027-03-01T00:00:00Z"));
@@ -272,7 +289,7 @@ class SubscriptionTest {
 
     @Test
     void aChargeInFlightWhenSuspendedStillCountsWhenItResolves() {
-        Subscription suspended = active().suspend(SuspensionReason.BOT_KICKED, T0).after();
+        Subscription suspended = active().suspend(SuspensionReason.BOT_KICKED, mark(T0)).after();
         Transition paid = twice(suspended, s -> s.renewalSucceeded(1, ATTEMPT, PERIOD_END));
         assertThat(paid.after().status()).isEqualTo(SUSPENDED);
         assertThat(paid.after().paidThrough()).isEqualTo(1);

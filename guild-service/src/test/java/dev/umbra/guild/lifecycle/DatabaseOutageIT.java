@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -164,7 +165,15 @@ class DatabaseOutageIT {
         // what the frozen requests had sent reached the database when it answered again: each install is
         // then there once with its one event, or not at all
         String sent = String.join(",", installed);
-        long stored = DB.count("select count(*) from guild where guild_id = any(string_to_array(?, ','))", sent);
+        String countStored = "select count(*) from guild where guild_id = any(string_to_array(?, ','))";
+        AtomicLong lastCount = new AtomicLong(-1);
+        // the held statements run when the database answers again, each in its own time: wait until none is left
+        Awaitility.await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> {
+                    long now = DB.count(countStored, sent);
+                    return now == lastCount.getAndSet(now);
+                });
+        long stored = DB.count(countStored, sent);
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
             Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
                     .until(() -> topic.seen().stream().filter(r -> installed.contains(r.key())).count() >= stored);

@@ -1,5 +1,6 @@
 package dev.umbra.licensing.license;
 
+import dev.umbra.events.StreamMark;
 import dev.umbra.events.plan.Plan;
 import io.quarkus.hibernate.reactive.panache.PanacheEntityBase;
 import io.smallrye.mutiny.Uni;

@@ -1,5 +1,6 @@
 package dev.umbra.licensing.license;
 
+import dev.umbra.events.StreamMark;
 import dev.umbra.events.plan.Plan;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,7 +41,9 @@ public final class LicenseRules {
         if (license == null || license.deletedAt() != null) {
             return license;
         }
-        return license.withGuildStream(license.botKickedAt(), at.at(), at);
+        // a deletion applies however late it comes, but leaves the stream's mark where it was if that is later
+        StreamMark latest = license.guildEvent() != null && at.before(license.guildEvent()) ? license.guildEvent() : at;
+        return license.withGuildStream(license.botKickedAt(), at.at(), latest);
     }
 
     // --- subscription stream ------------------------------------------------------------------

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventEnvelope;
+import dev.umbra.events.StreamMark;
 import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.PlanDowngraded;

@@ -1,5 +1,6 @@
 package dev.umbra.licensing.license;
 
+import dev.umbra.events.StreamMark;
 import dev.umbra.events.plan.Plan;
 import java.time.Instant;
 import java.util.UUID;

@@ -2,6 +2,7 @@ package dev.umbra.licensing.license;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.umbra.events.StreamMark;
 import dev.umbra.events.plan.Plan;
 import java.time.Duration;
 import java.time.Instant;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.umbra.events.DomainEvent;
+import dev.umbra.events.StreamMark;
 import dev.umbra.events.licensing.LicenseCanceled;
 import dev.umbra.events.licensing.LicenseDowngraded;
 import dev.umbra.events.licensing.LicenseExtended;

@@ -1,6 +1,5 @@
 package dev.umbra.recovery.member;
 
-import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
@@ -17,7 +16,6 @@ import java.util.UUID;
  * Discord refusing 502, both problem+json (RecoveryProblemMappers).
  */
 @Path("/guilds/{guildId}/members/{memberId}/restore")
-@DatabaseGuard
 public class MemberRestoreResource {
 
     public record MemberRestoreRequest(@NotNull UUID snapshotId) {

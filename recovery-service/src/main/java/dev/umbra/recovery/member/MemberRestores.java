@@ -2,6 +2,7 @@ package dev.umbra.recovery.member;
 
 import dev.umbra.events.member.MemberRestored;
 import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.ProblemException;
 import dev.umbra.recovery.discord.DiscordFault;
 import dev.umbra.recovery.discord.DiscordGuilds;
@@ -43,15 +44,9 @@ public class MemberRestores {
         this.outbox = outbox;
     }
 
+    /** The database steps are guarded one by one: Discord's time and faults are not the database's (RecoveryProblemMappers answers them). */
     public Uni<Restored> restore(String guildId, String memberId, UUID snapshotId) {
-        return Panache.withSession(() -> plans.entitlementsOf(guildId).chain(entitlements -> {
-                    if (!entitlements.memberRestore()) {
-                        throw new ProblemException(403, "Forbidden", "the guild's plan does not include member restore");
-                    }
-                    return snapshots.find(guildId, snapshotId);
-                }).map(snapshot -> snapshot.decoded().members().stream().filter(member -> member.id().equals(memberId)).findFirst()
-                        .map(GuildStructure.Member::roles)
-                        .orElseThrow(() -> ProblemException.notFound("member " + memberId + " is not in snapshot " + snapshotId))))
+        return rolesInSnapshot(guildId, memberId, snapshotId)
                 .chain(roles -> discord.roleIds(guildId).map(existing -> roles.stream().filter(existing::contains).toList())
                         .chain(kept -> discord.setMemberRoles(guildId, memberId, kept).map(present -> {
                             if (!present) {
@@ -60,8 +55,25 @@ public class MemberRestores {
                             return kept;
                         }))
                         .onFailure(CircuitBreakerOpenException.class).transform(open -> DiscordFault.circuitOpen()))
-                .chain(roles -> Panache.withTransaction(() -> outbox.publish(new MemberRestored(memberUuid(guildId, memberId), guildId, roles)))
-                        .replaceWith(new Restored(memberId, roles)));
+                .chain(roles -> recorded(guildId, memberId, roles));
+    }
+
+    @DatabaseGuard
+    Uni<List<String>> rolesInSnapshot(String guildId, String memberId, UUID snapshotId) {
+        return Panache.withSession(() -> plans.entitlementsOf(guildId).chain(entitlements -> {
+                    if (!entitlements.memberRestore()) {
+                        throw new ProblemException(403, "Forbidden", "the guild's plan does not include member restore");
+                    }
+                    return snapshots.find(guildId, snapshotId);
+                }).map(snapshot -> snapshot.decoded().members().stream().filter(member -> member.id().equals(memberId)).findFirst()
+                        .map(GuildStructure.Member::roles)
+                        .orElseThrow(() -> ProblemException.notFound("member " + memberId + " is not in snapshot " + snapshotId))));
+    }
+
+    @DatabaseGuard
+    Uni<Restored> recorded(String guildId, String memberId, List<String> roles) {
+        return Panache.withTransaction(() -> outbox.publish(new MemberRestored(memberUuid(guildId, memberId), guildId, roles)))
+                .replaceWith(new Restored(memberId, roles));
     }
 
     static UUID memberUuid(String guildId, String memberId) {

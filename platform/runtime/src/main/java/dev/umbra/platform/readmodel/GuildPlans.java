@@ -1,6 +1,7 @@
 package dev.umbra.platform.readmodel;
 
 import dev.umbra.events.EventEnvelope;
+import dev.umbra.events.StreamMark;
 import dev.umbra.events.licensing.LicenseCanceled;
 import dev.umbra.events.licensing.LicenseDowngraded;
 import dev.umbra.events.licensing.LicenseGranted;
@@ -8,7 +9,6 @@ import dev.umbra.events.licensing.LicenseSuspended;
 import dev.umbra.events.plan.Entitlements;
 import dev.umbra.events.plan.Plan;
 import dev.umbra.platform.inbox.ReadModel;
-import dev.umbra.platform.readmodel.LicensePlan.Position;
 import dev.umbra.platform.storage.NativeSelects;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
@@ -46,13 +46,13 @@ public class GuildPlans implements ReadModel {
     @Override
     public void learnFrom(Feed feed) {
         feed.on(LicenseGranted.class, (event, envelope) ->
-                        change(event.licenseId(), license -> license.granted(event.guildId(), event.planCode(), positionOf(envelope))))
+                        change(event.licenseId(), license -> license.granted(event.guildId(), event.planCode(), StreamMark.of(envelope))))
                 .on(LicenseDowngraded.class, (event, envelope) ->
-                        change(event.licenseId(), license -> license.downgraded(event.newPlan(), positionOf(envelope))))
+                        change(event.licenseId(), license -> license.downgraded(event.newPlan(), StreamMark.of(envelope))))
                 .on(LicenseSuspended.class, (event, envelope) ->
-                        change(event.licenseId(), license -> license.suspended(positionOf(envelope))))
+                        change(event.licenseId(), license -> license.suspended(StreamMark.of(envelope))))
                 .on(LicenseCanceled.class, (event, envelope) ->
-                        change(event.licenseId(), license -> license.canceled(positionOf(envelope))));
+                        change(event.licenseId(), license -> license.canceled(StreamMark.of(envelope))));
     }
 
     /**
@@ -77,10 +77,6 @@ public class GuildPlans implements ReadModel {
         return highest;
     }
 
-    private static Position positionOf(EventEnvelope envelope) {
-        return new Position(envelope.occurredAt(), envelope.sequence());
-    }
-
     private static Uni<Void> change(UUID licenseId, UnaryOperator<LicensePlan> rule) {
         return Panache.getSession().chain(session -> session.createNativeQuery(MAKE).setParameter(1, licenseId).executeUpdate()
                 .chain(() -> NativeSelects.select(session, LOCK, licenseId))
@@ -94,10 +90,10 @@ public class GuildPlans implements ReadModel {
                             .setParameter(1, licenseId)
                             .setParameter(2, after.guildId())
                             .setParameter(3, after.plan())
-                            .setParameter(4, after.planAt() == null ? null : utc(after.planAt().occurredAt()))
+                            .setParameter(4, after.planAt() == null ? null : utc(after.planAt().at()))
                             .setParameter(5, after.planAt() == null ? null : after.planAt().sequence())
                             .setParameter(6, after.status())
-                            .setParameter(7, after.statusAt() == null ? null : utc(after.statusAt().occurredAt()))
+                            .setParameter(7, after.statusAt() == null ? null : utc(after.statusAt().at()))
                             .setParameter(8, after.statusAt() == null ? null : after.statusAt().sequence())
                             .executeUpdate().replaceWithVoid();
                 }));
@@ -108,12 +104,12 @@ public class GuildPlans implements ReadModel {
     }
 
     /** A stored position; rows moved from the services' former tables carry no sequence. */
-    private static Position position(Object micros, Object sequence) {
+    private static StreamMark position(Object micros, Object sequence) {
         if (micros == null) {
             return null;
         }
         Instant at = Instant.EPOCH.plus(((Number) micros).longValue(), ChronoUnit.MICROS);
-        return new Position(at, sequence == null ? 0 : ((Number) sequence).longValue());
+        return new StreamMark(sequence == null ? 0 : ((Number) sequence).longValue(), at);
     }
 
     private static OffsetDateTime utc(Instant instant) {

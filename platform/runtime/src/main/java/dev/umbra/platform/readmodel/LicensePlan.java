@@ -1,7 +1,6 @@
 package dev.umbra.platform.readmodel;
 
-import java.time.Instant;
-import java.util.Objects;
+import dev.umbra.events.StreamMark;
 
 /**
  * One license as licensing announced it: its guild, its plan and its status, each with the position of
@@ -10,7 +9,7 @@ import java.util.Objects;
  * license's LicenseGranted): plan and status each move only to an event that is not older than the one
  * that set them, CANCELED is final (whenever it arrives), and the guild, which only LicenseGranted names, never changes.
  */
-public record LicensePlan(String guildId, String plan, Position planAt, String status, Position statusAt) {
+public record LicensePlan(String guildId, String plan, StreamMark planAt, String status, StreamMark statusAt) {
 
     public static final String ACTIVE = "ACTIVE";
     public static final String SUSPENDED = "SUSPENDED";
@@ -19,40 +18,20 @@ public record LicensePlan(String guildId, String plan, Position planAt, String s
     /** A license no event has told anything about yet. */
     public static final LicensePlan UNKNOWN = new LicensePlan(null, null, null, null, null);
 
-    /**
-     * Where an event stands in its license's stream. The sequence the outbox assigns within the
-     * aggregate orders events without trusting clocks; an event without one (0: published before
-     * sequences, or by a producer that sends none) is ordered by its occurred_at, and an equal time
-     * counts as newer (it came later from the same partition, as a LicenseSuspended written in the
-     * transaction of its LicenseGranted).
-     */
-    public record Position(Instant occurredAt, long sequence) {
-        public Position {
-            Objects.requireNonNull(occurredAt, "occurredAt");
-        }
-
-        boolean isNotBefore(Position other) {
-            if (sequence > 0 && other.sequence > 0) {
-                return sequence >= other.sequence;
-            }
-            return !occurredAt.isBefore(other.occurredAt);
-        }
-    }
-
-    public LicensePlan granted(String guild, String grantedPlan, Position at) {
+    public LicensePlan granted(String guild, String grantedPlan, StreamMark at) {
         LicensePlan ofGuild = new LicensePlan(guildId == null ? guild : guildId, plan, planAt, status, statusAt);
         return ofGuild.withPlan(grantedPlan, at).withStatus(ACTIVE, at);
     }
 
-    public LicensePlan downgraded(String newPlan, Position at) {
+    public LicensePlan downgraded(String newPlan, StreamMark at) {
         return withPlan(newPlan, at);
     }
 
-    public LicensePlan suspended(Position at) {
+    public LicensePlan suspended(StreamMark at) {
         return withStatus(SUSPENDED, at);
     }
 
-    public LicensePlan canceled(Position at) {
+    public LicensePlan canceled(StreamMark at) {
         return withStatus(CANCELED, at);
     }
 
@@ -60,13 +39,13 @@ public record LicensePlan(String guildId, String plan, Position planAt, String s
         return ACTIVE.equals(status);
     }
 
-    private LicensePlan withPlan(String newPlan, Position at) {
-        return planAt == null || at.isNotBefore(planAt) ? new LicensePlan(guildId, newPlan, at, status, statusAt) : this;
+    private LicensePlan withPlan(String newPlan, StreamMark at) {
+        return planAt == null || !at.before(planAt) ? new LicensePlan(guildId, newPlan, at, status, statusAt) : this;
     }
 
     /** CANCELED wins whatever its position, or it would depend on the order of arrival; the position kept is the newest seen. */
-    private LicensePlan withStatus(String newStatus, Position at) {
-        boolean newer = statusAt == null || at.isNotBefore(statusAt);
+    private LicensePlan withStatus(String newStatus, StreamMark at) {
+        boolean newer = statusAt == null || !at.before(statusAt);
         if (CANCELED.equals(status) || CANCELED.equals(newStatus)) {
             return new LicensePlan(guildId, plan, planAt, CANCELED, newer ? at : statusAt);
         }

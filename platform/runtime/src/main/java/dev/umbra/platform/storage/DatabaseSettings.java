@@ -35,11 +35,14 @@ public interface DatabaseSettings {
     Duration idleInTransactionTimeout();
 
     /**
-     * The longest a guarded call (a request's transaction, all its statements) waits for the database.
-     * Past it the caller is answered 503 and the circuit counts a failure; the call itself is not
-     * cancelled, so what it sent may still take effect when the server answers again.
+     * The longest one attempt of a guarded call (a request's transaction: the wait for a connection and
+     * all its statements) waits for the database; a call that could not get a connection is tried again
+     * (see Retry), each try with this budget. Past it the caller is answered 503 and the circuit counts a
+     * failure; the call itself is not cancelled, so what it sent may still take effect when the server
+     * answers again. Above a busy transaction's worst case (acquire plus a few statement timeouts), so that
+     * overload is not taken for an absent database.
      */
-    @WithDefault("10s")
+    @WithDefault("20s")
     Duration callTimeout();
 
     Retry retry();

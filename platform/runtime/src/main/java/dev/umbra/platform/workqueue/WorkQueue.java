@@ -70,10 +70,12 @@ public final class WorkQueue {
                 order by due_at
                 limit $3
                 for update skip locked)
-            update work_item w
-            set status = 'leased', lease_until = $4, lease_token = nextval('work_item_lease_token')
-            from due where w.queue = due.queue and w.item_key = due.item_key
-            returning w.item_key, w.payload::text as payload, w.attempts, w.lease_token, w.lease_until""";
+            , claimed as (
+                update work_item w
+                set status = 'leased', lease_until = $4, lease_token = nextval('work_item_lease_token')
+                from due where w.queue = due.queue and w.item_key = due.item_key
+                returning w.item_key, w.payload::text as payload, w.attempts, w.lease_token, w.lease_until, w.due_at)
+            select item_key, payload, attempts, lease_token, lease_until from claimed order by due_at, item_key""";
     private static final String RECORD = """
             update work_item
             set status = $4, attempts = $5, due_at = coalesce($6, due_at), last_error = $7,
@@ -168,7 +170,11 @@ public final class WorkQueue {
                 .getResultList()).map(rows -> !rows.isEmpty());
     }
 
-    /** Claims up to a batch of due items, each with a lease and a new fencing token, in one short transaction. */
+    /**
+     * Claims up to a batch of due items, each with a lease and a new fencing token, in one short transaction,
+     * and hands them out longest due first (an UPDATE's RETURNING keeps no order): while a breaker lets one
+     * trial call through, the item tried is then the one that waited longest, not the same one every round.
+     */
     public Uni<List<WorkItem>> claim() {
         Instant now = clock.instant();
         return pool.withTransaction(connection -> connection.preparedQuery(CLAIM)

@@ -2,7 +2,7 @@ package dev.umbra.platform.readmodel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.umbra.platform.readmodel.LicensePlan.Position;
+import dev.umbra.events.StreamMark;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +14,8 @@ class LicensePlanTest {
     private static final String GUILD = "123456789012345678";
     private static final Instant T0 = Instant.parse("2026-11-01T10:00:00Z");
 
-    private static Position at(int seconds, long sequence) {
-        return new Position(T0.plusSeconds(seconds), sequence);
+    private static StreamMark at(int seconds, long sequence) {
+        return new StreamMark(sequence, T0.plusSeconds(seconds));
     }
 
     @Test

@@ -1,6 +1,5 @@
-package dev.umbra.licensing.license;
+package dev.umbra.events;
 
-import dev.umbra.events.EventEnvelope;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -9,7 +8,8 @@ import java.util.Objects;
  * it carried none) and when it occurred. Within one aggregate the position decides which came first:
  * two replicas of a producer stamp their events with clocks that may disagree, and a later event
  * stamped earlier would be taken for a stale one and dropped. Between two aggregates (a guild's old
- * and new subscription) only the time can tell.
+ * and new subscription) only the time can tell. What consumers keep to skip an event older than one
+ * they already applied (a redriven dead letter, say).
  */
 public record StreamMark(long sequence, Instant at) {
 
@@ -17,17 +17,21 @@ public record StreamMark(long sequence, Instant at) {
         Objects.requireNonNull(at, "at");
     }
 
-    static StreamMark of(EventEnvelope envelope) {
+    public static StreamMark of(EventEnvelope envelope) {
         return new StreamMark(envelope.sequence(), envelope.occurredAt());
     }
 
-    /** This event of an aggregate came before {@code latest}, an event of the same aggregate. */
-    boolean before(StreamMark latest) {
+    /**
+     * This event of an aggregate came before {@code latest}, an event of the same aggregate. Equal
+     * times do not count as before: of two events of one transaction without sequences (a LicenseGranted
+     * and the LicenseSuspended written with it), the later in the partition is the newer.
+     */
+    public boolean before(StreamMark latest) {
         return sequence > 0 && latest.sequence > 0 ? sequence < latest.sequence : at.isBefore(latest.at);
     }
 
     /** This event came before {@code latest}, an event of another aggregate. */
-    boolean earlierThan(StreamMark latest) {
+    public boolean earlierThan(StreamMark latest) {
         return at.isBefore(latest.at);
     }
 }
