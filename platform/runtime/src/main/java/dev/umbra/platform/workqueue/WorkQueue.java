@@ -76,10 +76,14 @@ public final class WorkQueue {
                 from due where w.queue = due.queue and w.item_key = due.item_key
                 returning w.item_key, w.payload::text as payload, w.attempts, w.lease_token, w.lease_until, w.due_at)
             select item_key, payload, attempts, lease_token, lease_until from claimed order by due_at, item_key""";
+    /**
+     * $4 cast alike where it is used twice: PostgreSQL would deduce varchar for one use and text for the
+     * other and refuse to prepare it (an ERROR in its log each time; Vert.x then prepared it again with types of its own).
+     */
     private static final String RECORD = """
             update work_item
-            set status = $4, attempts = $5, due_at = coalesce($6, due_at), last_error = $7,
-                lease_until = null, lease_token = null, finished_at = case when $4 in ('done', 'dead') then $8 end
+            set status = cast($4 as varchar), attempts = $5, due_at = coalesce($6, due_at), last_error = $7,
+                lease_until = null, lease_token = null, finished_at = case when cast($4 as varchar) in ('done', 'dead') then $8 end
             where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
     private static final String BACKLOG = """
             select count(*) filter (where status = 'pending' and due_at <= $2) as due,
