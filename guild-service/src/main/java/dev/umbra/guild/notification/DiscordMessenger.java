@@ -11,7 +11,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.util.TypeLiteral;
 import java.nio.ByteBuffer;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Base64;
 import java.util.UUID;
@@ -31,16 +33,17 @@ public class DiscordMessenger {
     private final TypedGuard<Uni<String>> guard;
     private final CircuitBreakerMaintenance circuits;
     private final Duration delay;
-    /** When the circuit was first seen open, or a round was last let through while it stayed open. */
-    private long openSeenAt;
-    private boolean seenOpen;
+    private final Clock clock;
+    /** When the circuit was first seen open, or a round was last let through while it stayed open; null while it is not. */
+    private Instant openSeenAt;
 
     public DiscordMessenger(@RestClient DiscordApi discord, @Identifier(CIRCUIT) TypedGuard<Uni<String>> guard,
-            CircuitBreakerMaintenance circuits, @ConfigProperty(name = "guild.notifications.circuit.delay") Duration delay) {
+            CircuitBreakerMaintenance circuits, @ConfigProperty(name = "guild.notifications.circuit.delay") Duration delay, Clock clock) {
         this.discord = discord;
         this.guard = guard;
         this.circuits = circuits;
         this.delay = delay;
+        this.clock = clock;
     }
 
     @Produces
@@ -69,16 +72,15 @@ public class DiscordMessenger {
             return true;
         }
         if (state != CircuitBreakerState.OPEN) {
-            seenOpen = false;
+            openSeenAt = null;
             return true;
         }
-        long now = System.nanoTime();
-        if (!seenOpen) {
-            seenOpen = true;
+        Instant now = clock.instant();
+        if (openSeenAt == null) {
             openSeenAt = now;
             return false;
         }
-        if (now - openSeenAt < delay.toNanos()) {
+        if (now.isBefore(openSeenAt.plus(delay))) {
             return false;
         }
         openSeenAt = now;
