@@ -2,9 +2,9 @@ package dev.umbra.billing.subscription;
 
 import static dev.umbra.billing.plan.PlanCatalogue.PREMIUM;
 import static dev.umbra.billing.plan.PlanCatalogue.PRO;
+import static dev.umbra.billing.subscription.SubscriptionTest.mark;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.umbra.events.StreamMark;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -16,11 +16,6 @@ class RenewalDueAtTest {
 
     static final Instant START = Instant.parse("2026-01-31T10:00:00Z");
     static final DunningSettings DUNNING = new DunningSettings(Duration.ofHours(24), 4);
-
-    /** Where an event that carried no sequence stands: its time alone orders it. */
-    static StreamMark mark(Instant at) {
-        return new StreamMark(0, at);
-    }
 
     @Test
     void dueExactlyWhenTheRulesSayADueStep() {

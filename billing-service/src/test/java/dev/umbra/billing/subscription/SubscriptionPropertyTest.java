@@ -1,11 +1,11 @@
 package dev.umbra.billing.subscription;
 
+import static dev.umbra.billing.subscription.SubscriptionTest.mark;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.umbra.billing.plan.Plan;
 import dev.umbra.billing.plan.PlanCatalogue;
 import dev.umbra.events.DomainEvent;
-import dev.umbra.events.StreamMark;
 import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
@@ -35,10 +35,6 @@ class SubscriptionPropertyTest {
 
     static final DunningSettings DUNNING = new DunningSettings(Duration.ofHours(24), 4);
 
-    /** Where an event that carried no sequence stands: its time alone orders it. */
-    static StreamMark mark(Instant at) {
-        return new StreamMark(0, at);
-    }
     static final int OPERATIONS = 600;
     static final int SUBSCRIPTIONS = 6;
 

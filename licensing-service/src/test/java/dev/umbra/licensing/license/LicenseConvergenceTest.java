@@ -1,8 +1,8 @@
 package dev.umbra.licensing.license;
 
+import static dev.umbra.licensing.license.LicenseRulesTest.mark;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.umbra.events.StreamMark;
 import dev.umbra.events.plan.Plan;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,11 +40,6 @@ class LicenseConvergenceTest {
         public String toString() {
             return name;
         }
-    }
-
-    /** An event that carried no sequence: its time orders it, as before producers numbered their events. */
-    static StreamMark mark(Instant at) {
-        return new StreamMark(0, at);
     }
 
     static Step at(String name, UnaryOperator<LicenseState> rule) {
