@@ -2,11 +2,8 @@ package dev.umbra.billing.payment;
 
 import dev.umbra.billing.billingkey.BillingKeyCipher;
 import dev.umbra.billing.billingkey.GatewayBillingKey;
-import dev.umbra.devstack.Devstack;
+import dev.umbra.testing.Database;
 import io.quarkus.arc.Arc;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.UUID;
@@ -46,14 +43,6 @@ public final class PaymentRows {
     }
 
     public static void execute(String sql, Object... parameters) {
-        try (Connection connection = Devstack.shared().postgres().connect("billing");
-             PreparedStatement statement = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.length; i++) {
-                statement.setObject(i + 1, parameters[i]);
-            }
-            statement.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
+        Database.of("billing").execute(sql, parameters);
     }
 }

@@ -5,9 +5,18 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
-/** Plain JDBC on a service database, for assertions on what was (not) stored and for faults a test sets up. */
+/**
+ * Plain JDBC on a service database, for assertions on what was (not) stored and for faults a test sets up.
+ * Statements share one connection per database: awaited conditions poll every 100 ms, and a connection
+ * per poll cost a server process and a SCRAM handshake each time (a third of a test JVM's CPU).
+ */
 public final class Database {
+
+    private static final Map<String, Object> LOCKS = new ConcurrentHashMap<>();
+    private static final Map<String, Connection> OPEN = new ConcurrentHashMap<>();
 
     private final String name;
 
@@ -47,26 +56,67 @@ public final class Database {
 
     /** A statement that returns no rows (DDL, TRUNCATE …), committed. */
     public void execute(String sql, Object... parameters) {
-        try (Connection connection = Devstack.shared().postgres().connect(name);
-             PreparedStatement statement = connection.prepareStatement(sql)) {
-            bind(statement, parameters);
-            statement.execute();
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
-        }
+        onSharedConnection(sql, connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                bind(statement, parameters);
+                statement.execute();
+                return null;
+            }
+        });
     }
 
     /** The first column of the first row, as text. */
     public String text(String sql, Object... parameters) {
-        try (Connection connection = Devstack.shared().postgres().connect(name);
-             PreparedStatement statement = connection.prepareStatement(sql)) {
-            bind(statement, parameters);
-            try (ResultSet rows = statement.executeQuery()) {
-                rows.next();
-                return rows.getString(1);
+        return onSharedConnection(sql, connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                bind(statement, parameters);
+                try (ResultSet rows = statement.executeQuery()) {
+                    rows.next();
+                    return rows.getString(1);
+                }
             }
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql, e);
+        });
+    }
+
+    private interface Statements<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    /** Once more on a new connection when the shared one died (a restarted server): not when the statement failed. */
+    private <T> T onSharedConnection(String sql, Statements<T> statements) {
+        synchronized (LOCKS.computeIfAbsent(name, n -> new Object())) {
+            try {
+                Connection connection = OPEN.get(name);
+                if (connection == null) {
+                    return statements.run(open());
+                }
+                try {
+                    return statements.run(connection);
+                } catch (SQLException e) {
+                    if (connection.isValid(1)) {
+                        throw e;
+                    }
+                    OPEN.remove(name);
+                    closeQuietly(connection);
+                    return statements.run(open());
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException(sql, e);
+            }
+        }
+    }
+
+    private Connection open() throws SQLException {
+        Connection connection = Devstack.shared().postgres().connect(name);
+        OPEN.put(name, connection);
+        return connection;
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // it is gone already
         }
     }
 
