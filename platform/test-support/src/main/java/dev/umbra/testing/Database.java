@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -17,6 +18,7 @@ public final class Database {
 
     private static final Map<String, Object> LOCKS = new ConcurrentHashMap<>();
     private static final Map<String, Connection> OPEN = new ConcurrentHashMap<>();
+    private static final Duration STATEMENT_PATIENCE = Duration.ofSeconds(60);
 
     private final String name;
 
@@ -108,6 +110,8 @@ public final class Database {
 
     private Connection open() throws SQLException {
         Connection connection = Devstack.shared().postgres().connect(name);
+        // A statement stuck on a lock would otherwise hold up every other one on this database for good.
+        connection.setNetworkTimeout(Runnable::run, (int) STATEMENT_PATIENCE.toMillis());
         OPEN.put(name, connection);
         return connection;
     }

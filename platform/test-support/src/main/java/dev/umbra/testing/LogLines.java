@@ -33,8 +33,8 @@ public final class LogLines {
             new Expectation("io.smallrye.reactive.messaging.kafka", "WARN",
                     "SRMSG18285.*(already been closed|RejectedExecution)|SRMSG18228.*WakeupException"),
             // A group's membership changed (a channel's next partition consumer joined, a replica started, a new topic
-            // matched a pattern) while a member committed, or the consumer was woken in the middle of a commit (SmallRye
-            // wakes its polling thread to hand it work, and to stop it): SmallRye commits the same offsets again.
+            // matched a pattern) while a member committed, or the consumer's close woke it in the middle of a commit:
+            // SmallRye commits the same offsets again.
             new Expectation("io.smallrye.reactive.messaging.kafka", "WARN", "SRMSG18252.*(RebalanceInProgressException|WakeupException)"),
             // A batch the consumer was applying when the application stopped (a test profile's restart): SmallRye
             // tags it itself; the records were not acked and are read again at the next start.
