@@ -11,8 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Plain JDBC on a service database, for assertions on what was (not) stored and for faults a test sets up.
- * Statements share one connection per database: awaited conditions poll every 100 ms, and a connection
- * per poll cost a server process and a SCRAM handshake each time (a third of a test JVM's CPU).
+ * Statements share one connection per database ({@link #holding} keeps its own): awaited conditions poll
+ * every 100 ms, and a connection per poll cost a server process and a SCRAM handshake each time (the
+ * hottest frames of a test JVM's profile).
  */
 public final class Database {
 

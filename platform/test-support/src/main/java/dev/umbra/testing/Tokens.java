@@ -18,7 +18,7 @@ public final class Tokens {
 
     /**
      * A subject's token is signed once and handed out again while it has more than half its lifetime ahead:
-     * an RSA signature per request was a tenth of a test JVM's CPU.
+     * an RSA signature per request was among the hottest frames of a test JVM's profile.
      */
     private static final Map<List<String>, Minted> MINTED = new ConcurrentHashMap<>();
 
