@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -118,8 +119,17 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         // the faulty front's port is let go while it refuses connections: below the ephemeral range, no
         // outgoing connection can take it meanwhile and keep the front from coming back
-        return start(new InetSocketAddress(loopback, Ports.free()), new InetSocketAddress(loopback, 0), "test_sk_" + randomHex(16),
-                randomHex(32));
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return start(new InetSocketAddress(loopback, Ports.free()), new InetSocketAddress(loopback, 0), "test_sk_" + randomHex(16),
+                        randomHex(32));
+            } catch (UncheckedIOException taken) {
+                // a process that does not take its ports from Ports bound this one between the check and the bind
+                if (!(taken.getCause() instanceof BindException) || attempt == 3) {
+                    throw taken;
+                }
+            }
+        }
     }
 
     /**
@@ -129,7 +139,13 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     public static PaymentGatewaySandbox start(InetSocketAddress api, InetSocketAddress control, String secretKey, String callbackSecret) {
         try {
             HttpServer server = HttpServer.create(control, 0);
-            PaymentGatewaySandbox sandbox = new PaymentGatewaySandbox(server, api, secretKey, callbackSecret);
+            PaymentGatewaySandbox sandbox;
+            try {
+                sandbox = new PaymentGatewaySandbox(server, api, secretKey, callbackSecret);
+            } catch (RuntimeException frontNotStarted) {
+                server.stop(0);
+                throw frontNotStarted;
+            }
             server.createContext("/v1/", sandbox::handle);
             server.createContext("/sandbox/", sandbox::control);
             server.setExecutor(Executors.newCachedThreadPool(r -> {
