@@ -24,7 +24,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * port from the ephemeral range (what binding port 0 hands out) can meanwhile become the local end of
  * any outgoing connection (a Kafka client, a JDBC pool), which made a service fail to start with
  * "port in use". No port is handed out twice on the machine while the JVM that took it lives: each JVM
- * holds a lock on a file per port it handed out (the build runs modules, and e2e its classes, in
+ * holds a lock on a file per port it handed out (the build runs modules in
  * parallel JVMs, each with a stack, and two of them could pick the same port before either bound it).
  * The operating system releases the locks of a JVM that ends, however it ends.
  */
