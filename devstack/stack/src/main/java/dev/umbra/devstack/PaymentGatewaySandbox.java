@@ -28,10 +28,12 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.crypto.Mac;
@@ -182,6 +184,21 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
 
     public void callbackUrl(String url) {
         callbackUrl.set(url);
+    }
+
+    /**
+     * No more callbacks: those due later are dropped, and one on its way is let finish before this returns,
+     * so that what it causes at the receiver happens before, not during, whatever the caller does next.
+     */
+    public void stopCallingBack() {
+        callbackUrl(null);
+        try {
+            later.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("a callback still on its way after 10 s", e);
+        }
     }
 
     /** Every payment the gateway created, oldest first, with its current status. */

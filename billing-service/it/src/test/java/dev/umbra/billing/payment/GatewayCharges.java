@@ -44,7 +44,7 @@ public final class GatewayCharges implements AutoCloseable {
     /** No more callbacks to this service (the next test class's may listen on another port), no charges or faults left. */
     @Override
     public void close() {
-        gateway.callbackUrl(null);
+        gateway.stopCallingBack();
         gateway.reset();
     }
 

@@ -106,7 +106,7 @@ class SubscriptionsUnderGatewayFaultsIT extends PayingUserTest {
 
     @AfterEach
     void noMoreCallbacks() {
-        gateway.callbackUrl(null);
+        gateway.stopCallingBack();
         gateway.reset();
     }
 
