@@ -187,8 +187,9 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     }
 
     /**
-     * No more callbacks: those due later are dropped, and one on its way is let finish before this returns,
-     * so that what it causes at the receiver happens before, not during, whatever the caller does next.
+     * No more callbacks: one on its way is let finish before this returns, so that what it causes at the
+     * receiver happens before, not during, whatever the caller does next; late ones still waiting are
+     * dropped when they fall due, unless a callback URL is set again by then.
      */
     public void stopCallingBack() {
         callbackUrl(null);

@@ -317,7 +317,7 @@ class SubscriptionsIT extends PayingUserTest {
             assertThat(statuses).containsOnly(201);
             await().atMost(WAIT).until(() -> gateway.callbacks().size() >= guilds.size());
         } finally {
-            gateway.callbackUrl(null);
+            gateway.stopCallingBack();
         }
 
         assertThat(gateway.callbacks()).extracting(PaymentGatewaySandbox.Callback::answer).containsOnly(200);

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * Load driver, not a test: it asserts nothing about speed. Produces a backlog of BotInstalled (as
  * Debezium would) while licensing runs, and prints how fast licensing drains it (events applied per
  * second, from the first license to the last). Run it with
- * {@code ./mvnw -B -pl licensing-service -am verify -Dit.test=InboxDrainBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false}
+ * {@code ./mvnw -B -pl licensing-service/it -am verify -Dit.test=InboxDrainBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
+ * -Dfailsafe.failIfNoSpecifiedTests=false}
  * ({@code -Dbench.count=…}, 5,000 by default).
  */
 @QuarkusTest
