@@ -21,14 +21,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
-import io.quarkus.test.junit.TestProfile;
 import io.quarkus.vertx.VertxContextSupport;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import dev.umbra.platform.inbox.TestEvents.Handling;
 import java.util.stream.IntStream;
@@ -41,19 +38,11 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
-@TestProfile(DatabaseOutageIT.LongerBackoff.class)
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_outage"))
 class DatabaseOutageIT {
 
-    public static class LongerBackoff implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("umbra.inbox.max-backoff", "PT1S");
-        }
-    }
-
     private static final Database DB = Database.of("inbox_outage");
-    /** Failed attempts the outage lasts for: about half a minute with backoff capped at 1 s. */
+    /** Failed attempts the outage lasts for: about half a minute with backoff capped at 1 s (application.properties). */
     private static final int FAILED_ATTEMPTS_DURING_OUTAGE = 30;
 
     @Inject
