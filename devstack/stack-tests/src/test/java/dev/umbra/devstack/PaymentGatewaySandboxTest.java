@@ -24,9 +24,11 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -146,6 +148,43 @@ class PaymentGatewaySandboxTest {
             sandbox.settle(pending, Status.DONE);
             await().until(() -> verified.contains(pending));
             assertThat(verified).hasSize(3);
+        } finally {
+            receiver.stop(0);
+        }
+    }
+
+    @Test
+    void stoppingTheCallbacksWaitsForTheOneOnItsWayAndSendsNoMore() throws Exception {
+        CountDownLatch arrived = new CountDownLatch(1);
+        List<String> handled = new CopyOnWriteArrayList<>();
+        HttpServer receiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        receiver.createContext("/callback", exchange -> {
+            try (exchange) {
+                String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+                arrived.countDown();
+                // a receiver that takes its time, as a service applying a settlement does
+                Thread.sleep(700);
+                handled.add(JSON.readTree(body).path("data").path("paymentKey").asText());
+                exchange.sendResponseHeaders(200, -1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        receiver.start();
+        try {
+            sandbox.callbackUrl("http://127.0.0.1:" + receiver.getAddress().getPort() + "/callback");
+            String billingKey = issueBillingKey("customer-6");
+            String first = key(charge(billingKey, "customer-6", "order-a", "a", 1_000));
+            assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+
+            sandbox.stopCallingBack();
+
+            assertThat(handled).containsExactly(first);
+            String second = key(charge(billingKey, "customer-6", "order-b", "b", 1_000));
+            await().until(() -> sandbox.callbacks().stream().anyMatch(c -> c.paymentKey().equals(second)));
+            assertThat(sandbox.callbacks()).filteredOn(c -> c.paymentKey().equals(second)).extracting(PaymentGatewaySandbox.Callback::delivered)
+                    .containsExactly(false);
+            assertThat(handled).containsExactly(first);
         } finally {
             receiver.stop(0);
         }
