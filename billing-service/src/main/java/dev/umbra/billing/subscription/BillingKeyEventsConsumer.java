@@ -1,6 +1,7 @@
 package dev.umbra.billing.subscription;
 
 import dev.umbra.events.billing.BillingKeyDeleted;
+import dev.umbra.platform.inbox.EventChannels;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
@@ -27,7 +28,7 @@ public class BillingKeyEventsConsumer {
                 .build();
     }
 
-    @Incoming("billing-key-events")
+    @Incoming(EventChannels.BILLING_KEY)
     public Uni<Void> consume(Message<List<byte[]>> batch) {
         return inbox.consume(GuildEventsConsumer.CONSUMER, batch, handlers);
     }

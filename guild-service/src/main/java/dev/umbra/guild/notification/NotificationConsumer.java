@@ -14,6 +14,7 @@ import dev.umbra.events.recovery.AntiNukeTriggered;
 import dev.umbra.events.recovery.RestoreCompleted;
 import dev.umbra.events.recovery.RestoreFailed;
 import dev.umbra.events.recovery.RestoreStarted;
+import dev.umbra.platform.inbox.EventChannels;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import dev.umbra.platform.readmodel.AggregateGuilds;
@@ -59,23 +60,11 @@ public class NotificationConsumer {
                 .build();
     }
 
-    @Incoming("subscription-events")
-    public Uni<Void> subscriptions(Message<List<byte[]>> batch) {
-        return inbox.consume(CONSUMER, batch, handlers);
-    }
-
-    @Incoming("license-events")
-    public Uni<Void> licenses(Message<List<byte[]>> batch) {
-        return inbox.consume(CONSUMER, batch, handlers);
-    }
-
-    @Incoming("restore-events")
-    public Uni<Void> restores(Message<List<byte[]>> batch) {
-        return inbox.consume(CONSUMER, batch, handlers);
-    }
-
-    @Incoming("anti-nuke-events")
-    public Uni<Void> antiNuke(Message<List<byte[]>> batch) {
+    @Incoming(EventChannels.SUBSCRIPTION)
+    @Incoming(EventChannels.LICENSE)
+    @Incoming(EventChannels.RESTORE_JOB)
+    @Incoming(EventChannels.ANTI_NUKE)
+    public Uni<Void> consume(Message<List<byte[]>> batch) {
         return inbox.consume(CONSUMER, batch, handlers);
     }
 }

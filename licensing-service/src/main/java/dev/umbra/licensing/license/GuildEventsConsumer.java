@@ -4,6 +4,7 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.events.guild.GuildOwnerChanged;
+import dev.umbra.platform.inbox.EventChannels;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import io.smallrye.mutiny.Uni;
@@ -31,7 +32,7 @@ public class GuildEventsConsumer {
                 .build();
     }
 
-    @Incoming("guild-events")
+    @Incoming(EventChannels.GUILD)
     public Uni<Void> consume(Message<List<byte[]>> batch) {
         return inbox.consume(CONSUMER, batch, handlers);
     }

@@ -7,6 +7,7 @@ import dev.umbra.events.billing.PlanUpgraded;
 import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
+import dev.umbra.platform.inbox.EventChannels;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import dev.umbra.platform.readmodel.AggregateGuilds;
@@ -41,7 +42,7 @@ public class SubscriptionEventsConsumer {
                 .build();
     }
 
-    @Incoming("subscription-events")
+    @Incoming(EventChannels.SUBSCRIPTION)
     public Uni<Void> consume(Message<List<byte[]>> batch) {
         return inbox.consume(GuildEventsConsumer.CONSUMER, batch, handlers);
     }

@@ -1,5 +1,6 @@
 package dev.umbra.recovery.plan;
 
+import dev.umbra.platform.inbox.EventChannels;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import dev.umbra.platform.readmodel.GuildPlans;
@@ -23,7 +24,7 @@ public class LicenseEventsConsumer {
         this.handlers = EventHandlers.builder().feeding(plans).build();
     }
 
-    @Incoming("license-events")
+    @Incoming(EventChannels.LICENSE)
     public Uni<Void> licenses(Message<List<byte[]>> batch) {
         return inbox.consume(CONSUMER, batch, handlers);
     }

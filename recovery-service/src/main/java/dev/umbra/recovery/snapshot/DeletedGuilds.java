@@ -3,6 +3,7 @@ package dev.umbra.recovery.snapshot;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.events.guild.GuildDeleted;
+import dev.umbra.platform.inbox.EventChannels;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
 import dev.umbra.platform.storage.NativeSelects;
@@ -50,7 +51,7 @@ public class DeletedGuilds implements WorkHandler {
         this.handlers = EventHandlers.builder().on(GuildDeleted.class, this::onGuildDeleted).build();
     }
 
-    @Incoming("guild-events")
+    @Incoming(EventChannels.GUILD)
     public Uni<Void> guilds(Message<List<byte[]>> batch) {
         return inbox.consume(CONSUMER, batch, handlers);
     }

@@ -197,6 +197,19 @@ class InboxIT {
         }
     }
 
+    @Test
+    void aChannelNamedAfterAnAggregateReadsItsTopicInTheGroupOfThisServiceAndTopicWithAConsumerPerPartition() {
+        for (String aggregate : List.of("license", "subscription")) {
+            String channel = EventChannels.of(aggregate);
+            List<String> copies = kafka.getConsumerChannels().stream().filter(c -> c.startsWith(channel + "$")).toList();
+            assertThat(copies).as("concurrency=3 on a channel declared by rule").hasSize(3);
+            for (String copy : copies) {
+                var reader = kafka.<String, byte[]>getConsumers(copy).get(0);
+                assertThat(reader.configuration().get("group.id")).isEqualTo("inbox-test." + Topics.of(aggregate));
+            }
+        }
+    }
+
     private static UUID id(List<UUID> eventIds) {
         UUID id = UUID.randomUUID();
         eventIds.add(id);

@@ -22,13 +22,10 @@ public class ReadModelConsumer {
         this.handlers = EventHandlers.builder().feeding(guilds).feeding(plans).build();
     }
 
-    @Incoming("read-model-licenses")
-    public Uni<Void> licenses(Message<List<byte[]>> batch) {
-        return inbox.consume(NAME, batch, handlers);
-    }
-
-    @Incoming("read-model-subscriptions")
-    public Uni<Void> subscriptions(Message<List<byte[]>> batch) {
+    /** Two channels by the platform's rule (EventChannels), both into one method. */
+    @Incoming(EventChannels.LICENSE)
+    @Incoming(EventChannels.SUBSCRIPTION)
+    public Uni<Void> consume(Message<List<byte[]>> batch) {
         return inbox.consume(NAME, batch, handlers);
     }
 }
