@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.equalTo;
 import dev.umbra.devstack.JwtKeys;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
@@ -19,10 +20,11 @@ import org.junit.jupiter.api.Test;
 
 /** Who may call at all: every refusal is problem+json, and a refused write stores nothing. */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class AccessIT {
 
-    private static final Database DB = Database.of("guild");
+    @InjectDevstack
+    Database db;
 
     @Test
     void everyUnacceptableTokenIsA401ProblemAndStoresNothing() {
@@ -41,7 +43,7 @@ class AccessIT {
                     .then().statusCode(401).contentType("application/problem+json")
                     .header("WWW-Authenticate", "Bearer")
                     .body("status", equalTo(401)).body("title", equalTo("Unauthorized"));
-            assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).as(why).isZero();
+            assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).as(why).isZero();
         });
     }
 
@@ -61,7 +63,7 @@ class AccessIT {
                 .then().statusCode(403).contentType("application/problem+json").body("status", equalTo(403));
         given().auth().oauth2(Tokens.admin()).when().get("/guilds/{id}", guildId)
                 .then().statusCode(403).contentType("application/problem+json");
-        assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+        assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
     }
 
     @Test
@@ -72,7 +74,7 @@ class AccessIT {
                 .then().statusCode(415).contentType("application/problem+json").body("status", equalTo(415));
         given().auth().oauth2(Tokens.bot()).contentType("application/xml").body("<installerUserId/>")
                 .when().post("/users").then().statusCode(415).contentType("application/problem+json");
-        assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+        assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
     }
 
     @Test
@@ -81,6 +83,6 @@ class AccessIT {
         given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":{\"id\":1}}")
                 .when().post("/guilds/{id}/installation", guildId)
                 .then().statusCode(400).contentType("application/problem+json").body("status", equalTo(400));
-        assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+        assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
     }
 }

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** Health, metrics and the API description answer on the management port only, never on the public one. */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class ManagementInterfaceIT {
 
     // The management interface's root path is /q: these are /q/metrics, /q/health/ready and /q/openapi.

@@ -1,8 +1,13 @@
 package dev.umbra.testing;
 
 import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.DiscordSandbox;
+import dev.umbra.devstack.PaymentGatewaySandbox;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.lang.reflect.Field;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,12 +16,20 @@ import java.util.Map;
  * pool reaches Postgres through a {@link TcpProxy} ({@link #postgresProxy()}), so that a test can
  * take the database away and give it back. Always, not per test class: test classes with the same
  * resources share one application, and a different argument would cost a restart.
+ *
+ * <p>With the argument {@code outbox} (a service's name) the service's connector streams the database's
+ * outbox to Kafka from the first test on, once the service has migrated it. A test's fields marked
+ * {@link InjectDevstack} get what it works with (the types listed there).
  */
 public class DevstackResource implements QuarkusTestResourceLifecycleManager {
 
     private static volatile TcpProxy postgresProxy;
 
+    private static final List<Class<?>> INJECTED = List.of(Database.class, InboxProbe.class, TcpProxy.class, Devstack.class,
+            PaymentGatewaySandbox.class, DiscordSandbox.class);
+
     private String database;
+    private String outboxOf;
 
     @Override
     public void init(Map<String, String> initArgs) {
@@ -24,6 +37,7 @@ public class DevstackResource implements QuarkusTestResourceLifecycleManager {
         if (database == null) {
             throw new IllegalArgumentException("DevstackResource needs the argument 'database'");
         }
+        outboxOf = initArgs.get("outbox");
         if (initArgs.containsKey("postgres-proxy")) {
             throw new IllegalArgumentException("DevstackResource always proxies Postgres: drop the argument 'postgres-proxy'");
         }
@@ -38,6 +52,41 @@ public class DevstackResource implements QuarkusTestResourceLifecycleManager {
         config.put("quarkus.datasource.reactive.url",
                 "postgresql://" + stack.postgres().host() + ":" + postgresProxy.port() + "/" + database);
         return config;
+    }
+
+    /** Called for each test instance, once the application has started (and so migrated its database). */
+    @Override
+    public void inject(TestInjector injector) {
+        injector.injectIntoFields(null, field -> {
+            if (marked(field) && INJECTED.stream().noneMatch(type -> sameType(field, type))) {
+                throw new IllegalStateException("@InjectDevstack cannot fill " + field + ": it fills " + INJECTED);
+            }
+            return false;
+        });
+        Devstack stack = Devstack.shared();
+        if (outboxOf != null) {
+            stack.streamOutbox(outboxOf, database);
+        }
+        Database db = Database.of(database);
+        offer(injector, Database.class, db);
+        offer(injector, InboxProbe.class, new InboxProbe(db));
+        offer(injector, TcpProxy.class, postgresProxy());
+        offer(injector, Devstack.class, stack);
+        offer(injector, PaymentGatewaySandbox.class, stack.paymentGateway());
+        offer(injector, DiscordSandbox.class, stack.discord());
+    }
+
+    private static void offer(TestInjector injector, Class<?> type, Object value) {
+        injector.injectIntoFields(value, field -> marked(field) && sameType(field, type));
+    }
+
+    // by name: the test class and this resource may have been loaded by different class loaders
+    private static boolean marked(Field field) {
+        return Arrays.stream(field.getAnnotations()).anyMatch(a -> a.annotationType().getName().equals(InjectDevstack.class.getName()));
+    }
+
+    private static boolean sameType(Field field, Class<?> type) {
+        return field.getType().getName().equals(type.getName());
     }
 
     /** The relay between the running service's reactive pool and Postgres. */

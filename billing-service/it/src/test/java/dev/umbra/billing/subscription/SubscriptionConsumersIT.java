@@ -16,6 +16,8 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InboxProbe;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -40,6 +42,9 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
 class SubscriptionConsumersIT extends PayingUserTest {
 
+    @InjectDevstack
+    InboxProbe inbox;
+
     @Test
     void aKickedBotSuspendsOnceHoweverOftenItIsDelivered() {
         String guild = Snowflakes.random();
@@ -49,7 +54,7 @@ class SubscriptionConsumersIT extends PayingUserTest {
         OutboxRecords.publish(new BotKicked(guild), kicked, Instant.now());
         UUID kickedAgain = OutboxRecords.publish(new BotKicked(guild), Instant.now());
 
-        awaitProcessed(kickedAgain);
+        inbox.awaitProcessed(kickedAgain);
         assertThat(status(id)).isEqualTo("SUSPENDED");
         assertThat(DB.text("select suspensions from subscription where id = ?", id)).isEqualTo("BOT_KICKED");
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
@@ -69,8 +74,8 @@ class SubscriptionConsumersIT extends PayingUserTest {
         OutboxRecords.publish(new GuildDeleted(deletedFirst), Instant.now());
         UUID lastB = OutboxRecords.publish(new BotKicked(deletedFirst), Instant.now());
 
-        awaitProcessed(lastA);
-        awaitProcessed(lastB);
+        inbox.awaitProcessed(lastA);
+        inbox.awaitProcessed(lastB);
         assertThat(status(a)).isEqualTo("CANCELED");
         assertThat(status(b)).isEqualTo("CANCELED");
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
@@ -90,7 +95,7 @@ class SubscriptionConsumersIT extends PayingUserTest {
 
         await().atMost(WAIT).until(() -> "SUSPENDED".equals(status(id)));
         UUID duplicate = OutboxRecords.publish(new BillingKeyDeleted(user, key), Instant.now());
-        awaitProcessed(duplicate);
+        inbox.awaitProcessed(duplicate);
         assertThat(DB.text("select suspensions from subscription where id = ?", id)).isEqualTo("BILLING_KEY_DELETED");
         assertThat(status(otherKeysSubscription)).isEqualTo("ACTIVE");
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
@@ -119,8 +124,8 @@ class SubscriptionConsumersIT extends PayingUserTest {
         // a later, distinct BotInstalled (a reinstall the guild service saw twice) finds nothing suspended
         UUID secondInstall = OutboxRecords.publish(new BotInstalled(guilds.get(0), Snowflakes.random()), Instant.now());
 
-        installs.forEach(SubscriptionConsumersIT::awaitProcessed);
-        awaitProcessed(secondInstall);
+        installs.forEach(inbox::awaitProcessed);
+        inbox.awaitProcessed(secondInstall);
         subscriptions.forEach(id -> assertThat(status(id)).isEqualTo("ACTIVE"));
         assertThat(DB.text("select suspensions from subscription where id = ?", subscriptions.get(0))).isEmpty();
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
@@ -167,7 +172,7 @@ class SubscriptionConsumersIT extends PayingUserTest {
     @Test
     void aGuildWithoutSubscriptionsIsNothingToDo() {
         UUID deleted = OutboxRecords.publish(new GuildDeleted(Snowflakes.random()), Instant.now());
-        awaitProcessed(deleted);
+        inbox.awaitProcessed(deleted);
     }
 
     private UUID active(String guild) {
@@ -180,9 +185,5 @@ class SubscriptionConsumersIT extends PayingUserTest {
 
     static String status(UUID id) {
         return DB.text("select status from subscription where id = ?", id);
-    }
-
-    static void awaitProcessed(UUID eventId) {
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from processed_event where event_id = ?", eventId) == 1);
     }
 }

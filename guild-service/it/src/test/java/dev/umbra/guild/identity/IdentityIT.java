@@ -4,12 +4,12 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -31,10 +31,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class IdentityIT {
 
-    private static final Database DB = Database.of("guild");
+    @InjectDevstack
+    Database db;
     private final List<String> logLines = new CopyOnWriteArrayList<>();
     private final Handler capture = new Handler() {
         @Override
@@ -54,7 +55,6 @@ class IdentityIT {
 
     @BeforeEach
     void captureLogs() {
-        Devstack.shared().streamOutbox("guild", "guild");
         Logger root = Logger.getLogger("");
         root.addHandler(capture);
         capture.setLevel(Level.ALL);
@@ -71,7 +71,7 @@ class IdentityIT {
         String userId = register(discordId).then().statusCode(201).extract().path("userId");
         register(discordId).then().statusCode(200).body("userId", equalTo(userId));
 
-        assertThat(DB.count("select count(*) from app_user where discord_user_id = ?", discordId)).isOne();
+        assertThat(db.count("select count(*) from app_user where discord_user_id = ?", discordId)).isOne();
         try (KafkaProbe users = KafkaProbe.read(Topics.of(Aggregates.USER))) {
             users.awaitRecord(r -> userId.equals(r.key()) && "UserRegistered".equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)),
                     Duration.ofSeconds(30));
@@ -93,9 +93,9 @@ class IdentityIT {
 
         String hash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
                 .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        assertThat(DB.count("select count(*) from user_session where user_id = ?::uuid and token_hash = ?", userId, hash)).isOne();
-        assertThat(DB.count("select count(*) from user_session s where s.token_hash = ? or s.session_id::text = ?", token, token)).isZero();
-        String sessionId = DB.text("select session_id::text from user_session where user_id = ?::uuid", userId);
+        assertThat(db.count("select count(*) from user_session where user_id = ?::uuid and token_hash = ?", userId, hash)).isOne();
+        assertThat(db.count("select count(*) from user_session s where s.token_hash = ? or s.session_id::text = ?", token, token)).isZero();
+        String sessionId = db.text("select session_id::text from user_session where user_id = ?::uuid", userId);
 
         try (KafkaProbe users = KafkaProbe.read(Topics.of(Aggregates.USER))) {
             ConsumerRecord<String, byte[]> created = users.awaitRecord(r -> userId.equals(r.key())
@@ -120,7 +120,7 @@ class IdentityIT {
         given().auth().oauth2(Tokens.user("1")).contentType(ContentType.JSON).body("{\"discordUserId\":\"123456789012345678\"}")
                 .when().post("/users").then().statusCode(403);
 
-        assertThat(DB.count("select count(*) from app_user where discord_user_id = 'nope'")).isZero();
+        assertThat(db.count("select count(*) from app_user where discord_user_id = 'nope'")).isZero();
     }
 
     /** A bot token can open a session for any user (the bot is the identity broker); a user's token never can, not even its own. */
@@ -135,7 +135,7 @@ class IdentityIT {
         given().auth().oauth2(Tokens.admin()).when().post("/users/{id}/sessions", userId)
                 .then().statusCode(403).contentType("application/problem+json");
         given().when().post("/users/{id}/sessions", userId).then().statusCode(401).contentType("application/problem+json");
-        assertThat(DB.count("select count(*) from user_session where user_id = ?::uuid", userId)).isZero();
+        assertThat(db.count("select count(*) from user_session where user_id = ?::uuid", userId)).isZero();
     }
 
     private static io.restassured.response.Response register(String discordId) {

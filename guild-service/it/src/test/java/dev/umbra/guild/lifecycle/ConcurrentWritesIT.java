@@ -2,12 +2,12 @@ package dev.umbra.guild.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -41,14 +41,15 @@ import org.junit.jupiter.api.Test;
  * (409) has none.
  */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class ConcurrentWritesIT {
 
     private static final int CLIENTS = 16;
     private static final int REQUESTS_PER_CLIENT = 140;
     private static final Duration ANSWER_WITHIN = Duration.ofSeconds(30);
     private static final int HOT_GUILDS = 3;
-    private static final Database DB = Database.of("guild");
+    @InjectDevstack
+    Database db;
 
     @TestHTTPResource("/")
     URI base;
@@ -61,7 +62,6 @@ class ConcurrentWritesIT {
 
     @Test
     void everyRequestIsAnsweredAndEveryCommittedChangeHasExactlyOneEvent() throws Exception {
-        Devstack.shared().streamOutbox("guild", "guild");
         List<String> hot = new ArrayList<>();
         for (int i = 0; i < HOT_GUILDS; i++) {
             String guildId = Snowflakes.random();
@@ -91,7 +91,7 @@ class ConcurrentWritesIT {
         List<Outcome> kicks = of(outcomes, "kick");
         List<Outcome> ownerChanges = of(outcomes, "owner").stream().filter(o -> o.status() == 200).toList();
         List<Outcome> lostRaces = of(outcomes, "owner").stream().filter(o -> o.status() == 409).toList();
-        assertThat(DB.count("select count(*) from guild where guild_id = any(string_to_array(?, ','))",
+        assertThat(db.count("select count(*) from guild where guild_id = any(string_to_array(?, ','))",
                 installs.stream().map(Outcome::guildId).collect(Collectors.joining(",")))).isEqualTo(installs.size());
 
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
@@ -124,7 +124,6 @@ class ConcurrentWritesIT {
 
     @Test
     void racingFirstInstallsOfOneGuildCreateItOnceAndAnswerTheOthersAsRepeats() throws Exception {
-        Devstack.shared().streamOutbox("guild", "guild");
         for (int round = 0; round < 5; round++) {
             String guildId = Snowflakes.random();
             var start = new java.util.concurrent.CountDownLatch(1);
@@ -144,7 +143,7 @@ class ConcurrentWritesIT {
             racers.shutdown();
 
             assertThat(answered).as(guildId).containsOnly(200, 201).containsOnlyOnce(201);
-            assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isOne();
+            assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isOne();
             String marker = Snowflakes.onSamePartitionAs(guildId, 3);
             assertThat(send("POST", "/guilds/" + marker + "/installation", install()).statusCode()).isEqualTo(201);
             try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {

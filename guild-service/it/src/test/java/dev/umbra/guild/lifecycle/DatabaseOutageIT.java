@@ -4,13 +4,13 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.platform.storage.DatabaseGuards;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
@@ -47,12 +47,14 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.platform.storage.DatabaseGuards", message = "circuit opened")
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable|database did not answer")
 @ExpectedLog(category = "dev.umbra.guild.notification", message = "Connection refused|closed|connection")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class DatabaseOutageIT {
 
-    private static final Database DB = Database.of("guild");
+    @InjectDevstack
+    Database db;
 
-    private final TcpProxy link = DevstackResource.postgresProxy();
+    @InjectDevstack
+    TcpProxy link;
 
     @Inject
     CircuitBreakerMaintenance circuits;
@@ -80,12 +82,11 @@ class DatabaseOutageIT {
         Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
                 .until(() -> get(guildId).statusCode() == 200);
         assertThat(circuits.currentState(DatabaseGuards.DATABASE)).isNotEqualTo(CircuitBreakerState.OPEN);
-        assertThat(DB.count("select count(*) from guild where guild_id = ?", whileDown)).isZero();
+        assertThat(db.count("select count(*) from guild where guild_id = ?", whileDown)).isZero();
     }
 
     @Test
     void writesDuringAnOutageAreEitherDoneOnceWithOneEventOrNotAtAll() throws Exception {
-        Devstack.shared().streamOutbox("guild", "guild");
         var statusByGuild = new ConcurrentHashMap<String, Integer>();
         ExecutorService clients = Executors.newFixedThreadPool(8);
         List<Future<?>> running = new ArrayList<>();
@@ -111,10 +112,10 @@ class DatabaseOutageIT {
         var refused = statusByGuild.entrySet().stream().filter(e -> e.getValue() == 503).map(e -> e.getKey()).collect(Collectors.toSet());
         assertThat(created).isNotEmpty();
         assertThat(refused).isNotEmpty();
-        assertThat(DB.count("select count(*) from guild where guild_id = any(string_to_array(?, ','))", String.join(",", created)))
+        assertThat(db.count("select count(*) from guild where guild_id = any(string_to_array(?, ','))", String.join(",", created)))
                 .isEqualTo(created.size());
         // A 503 after COMMIT was sent leaves the outcome unknown: such a guild may exist, but then with its one event.
-        long refusedButStored = DB.count("select count(*) from guild where guild_id = any(string_to_array(?, ','))",
+        long refusedButStored = db.count("select count(*) from guild where guild_id = any(string_to_array(?, ','))",
                 String.join(",", refused));
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
             Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
@@ -130,7 +131,6 @@ class DatabaseOutageIT {
 
     @Test
     void aDatabaseThatStopsAnsweringGetsEveryRequestAnsweredWith503AndWhatWasSentTakesEffectAtMostOnce() throws Exception {
-        Devstack.shared().streamOutbox("guild", "guild");
         String known = Snowflakes.random();
         install(known).then().statusCode(201);
 
@@ -170,10 +170,10 @@ class DatabaseOutageIT {
         // the held statements run when the database answers again, each in its own time: wait until none is left
         Awaitility.await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
                 .until(() -> {
-                    long now = DB.count(countStored, sent);
+                    long now = db.count(countStored, sent);
                     return now == lastCount.getAndSet(now);
                 });
-        long stored = DB.count(countStored, sent);
+        long stored = db.count(countStored, sent);
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
             Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
                     .until(() -> topic.seen().stream().filter(r -> installed.contains(r.key())).count() >= stored);

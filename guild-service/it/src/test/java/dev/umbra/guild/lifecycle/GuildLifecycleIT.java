@@ -4,12 +4,12 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -20,20 +20,15 @@ import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class GuildLifecycleIT {
 
-    private static final Database DB = Database.of("guild");
+    @InjectDevstack
+    Database db;
     private static final String OWNER = "223456789012345678";
-
-    @BeforeEach
-    void streamOutbox() {
-        Devstack.shared().streamOutbox("guild", "guild");
-    }
 
     @Test
     void aKickIsPublishedOnceAndAReinstallWorks() {
@@ -77,7 +72,7 @@ class GuildLifecycleIT {
         changeOwner(guildId, Snowflakes.random()).then().statusCode(404).contentType("application/problem+json");
         given().auth().oauth2(Tokens.bot()).when().delete("/guilds/{id}", guildId).then().statusCode(404);
 
-        assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+        assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
     }
 
     @Test

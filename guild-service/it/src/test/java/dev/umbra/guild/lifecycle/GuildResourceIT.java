@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
@@ -14,6 +13,7 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.guild.OutboxFailureProbe;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -29,20 +29,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class GuildResourceIT {
 
     private static final Duration EVENT_TIMEOUT = Duration.ofSeconds(30);
     private static final String GUILD_TOPIC = Topics.of(Aggregates.GUILD);
-    private static final Database DB = Database.of("guild");
+    @InjectDevstack
+    Database db;
 
     @Inject
     OutboxFailureProbe failureProbe;
-
-    @BeforeEach
-    void streamOutbox() {
-        Devstack.shared().streamOutbox("guild", "guild");
-    }
 
     @Test
     void installingPublishesBotInstalledKeyedByGuild() {
@@ -72,7 +68,7 @@ class GuildResourceIT {
             assertThat(KafkaProbe.value(record))
                     .isEqualTo("{\"guild_id\": \"" + guildId + "\", \"installer_user_id\": \"" + installer + "\"}");
         }
-        assertThat(DB.count("select count(*) from outbox_event")).isZero();
+        assertThat(db.count("select count(*) from outbox_event")).isZero();
         given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}", guildId)
                 .then().statusCode(200).body("installerUserId", equalTo(installer));
     }
@@ -106,7 +102,7 @@ class GuildResourceIT {
             assertThat(KafkaProbe.header(committed, EventHeaders.EVENT_ID)).isNotEqualTo(rolledBackEventId);
             assertThat(topic.seen()).noneMatch(r -> rolledBackEventId.equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)));
         }
-        assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isOne();
+        assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isOne();
     }
 
     @Test
@@ -117,7 +113,7 @@ class GuildResourceIT {
                 .then().statusCode(400).contentType("application/problem+json")
                 .body("status", equalTo(400));
 
-        assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+        assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
     }
 
     @Test
@@ -131,7 +127,7 @@ class GuildResourceIT {
                 .when().post("/guilds/{id}/installation", Snowflakes.random())
                 .then().statusCode(400).contentType("application/problem+json");
 
-        assertThat(DB.count("select count(*) from guild where guild_id = '12x'")).isZero();
+        assertThat(db.count("select count(*) from guild where guild_id = '12x'")).isZero();
     }
 
     @Test
@@ -148,7 +144,7 @@ class GuildResourceIT {
         given().auth().oauth2(Tokens.user("someone")).contentType(ContentType.JSON).body("{\"installerUserId\":\"223456789012345678\"}")
                 .when().post("/guilds/{id}/installation", guildId).then().statusCode(403);
 
-        assertThat(DB.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+        assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
     }
 
     private static io.restassured.response.Response install(String guildId) {

@@ -8,7 +8,6 @@ import static org.hamcrest.Matchers.hasItem;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.billing.PaymentFailed;
 import dev.umbra.events.billing.SubscriptionStarted;
@@ -18,6 +17,8 @@ import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
+import dev.umbra.testing.Metrics;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -35,8 +36,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,13 +44,15 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 // poison messages, a refusing Discord and unknown guilds are played on purpose: their items die, and say so
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "is dead")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class NotificationsIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final Database DB = Database.of("guild");
+    @InjectDevstack
+    Database db;
 
-    private final DiscordSandbox discord = Devstack.shared().discord();
+    @InjectDevstack
+    DiscordSandbox discord;
     private String guildId;
     private String owner;
 
@@ -89,7 +90,7 @@ class NotificationsIT {
         assertThat(discord.deliveredTo(owner)).extracting(DiscordSandbox.Delivered::content)
                 .containsExactlyInAnyOrder("Your PRO subscription is active. Thank you!",
                         "A payment for your subscription failed (attempt 1). We will try again in 24 hours; check your billing key.");
-        assertThat(DB.count("select count(*) from work_item where queue = 'discord-dm' and item_key = ?", started.toString())).isOne();
+        assertThat(db.count("select count(*) from work_item where queue = 'discord-dm' and item_key = ?", started.toString())).isOne();
     }
 
     @Test
@@ -261,26 +262,23 @@ class NotificationsIT {
     }
 
     private static double gauge(String name, String label) {
-        String metrics = given().when().get(io.quarkus.test.common.http.TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
-        Matcher line = Pattern.compile("(?m)^" + name + "\\{([^}]*)\\} (\\S+)$").matcher(metrics);
-        while (line.find()) {
-            if (line.group(1).contains("queue=\"discord-dm\"") && line.group(1).contains(label)) {
-                return Double.parseDouble(line.group(2));
-            }
+        double value = Metrics.scrape().sum(name, "queue=\"discord-dm\"", label);
+        if (Double.isNaN(value)) {
+            throw new AssertionError("no " + name + "{" + label + "} for discord-dm in /q/metrics");
         }
-        throw new AssertionError("no " + name + "{" + label + "} for discord-dm in /q/metrics");
+        return value;
     }
 
-    private static String status(UUID id) {
-        return DB.count("select count(*) from work_item where queue = 'discord-dm' and item_key = ?", id.toString()) == 0 ? null
+    private String status(UUID id) {
+        return db.count("select count(*) from work_item where queue = 'discord-dm' and item_key = ?", id.toString()) == 0 ? null
                 : column("status", id);
     }
 
-    private static long attempts(UUID id) {
+    private long attempts(UUID id) {
         return Long.parseLong(column("attempts", id));
     }
 
-    private static String column(String expression, UUID id) {
-        return DB.text("select " + expression + " from work_item where queue = 'discord-dm' and item_key = ?", id.toString());
+    private String column(String expression, UUID id) {
+        return db.text("select " + expression + " from work_item where queue = 'discord-dm' and item_key = ?", id.toString());
     }
 }

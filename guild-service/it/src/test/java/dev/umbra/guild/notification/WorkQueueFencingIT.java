@@ -9,6 +9,7 @@ import dev.umbra.platform.workqueue.WorkQueue;
 import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -22,10 +23,11 @@ import org.junit.jupiter.api.Test;
 
 /** The platform work queue's lease and fencing token, on a queue of its own in the guild database. */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class WorkQueueFencingIT {
 
-    private static final Database DB = Database.of("guild");
+    @InjectDevstack
+    Database db;
     private static final String QUEUE = "fencing-probe";
 
     @Inject
@@ -42,7 +44,7 @@ class WorkQueueFencingIT {
         assertThat(claimOnly(queue, key)).as("leased: nobody else gets it").isNull();
 
         // The slow worker's lease runs out; another worker takes the item over with a new token.
-        DB.text("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = ? returning item_key", QUEUE, key);
+        db.text("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = ? returning item_key", QUEUE, key);
         WorkItem takenOver = claimOnly(queue, key);
         assertThat(takenOver.leaseToken()).isNotEqualTo(slow.leaseToken());
 
@@ -52,7 +54,7 @@ class WorkQueueFencingIT {
 
         assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.record(takenOver, Outcome.done()))).isTrue();
         assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.status(key))).isEqualTo("done");
-        assertThat(DB.count("select attempts from work_item where queue = ? and item_key = ?", QUEUE, key)).isOne();
+        assertThat(db.count("select attempts from work_item where queue = ? and item_key = ?", QUEUE, key)).isOne();
         assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.record(takenOver, Outcome.done())))
                 .as("a token is good for one outcome").isFalse();
     }
@@ -66,14 +68,14 @@ class WorkQueueFencingIT {
         WorkItem working = claimOnly(queue, key);
 
         // almost run out: a step done under the lease renews it for a whole lease from now
-        DB.text("update work_item set lease_until = now() + interval '1 second' where queue = ? and item_key = ? returning item_key", QUEUE, key);
+        db.text("update work_item set lease_until = now() + interval '1 second' where queue = ? and item_key = ? returning item_key", QUEUE, key);
         assertThat(VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> queue.holdsLease(working)))).isTrue();
-        assertThat(DB.count("select extract(epoch from lease_until - now())::bigint from work_item where queue = ? and item_key = ?", QUEUE, key))
+        assertThat(db.count("select extract(epoch from lease_until - now())::bigint from work_item where queue = ? and item_key = ?", QUEUE, key))
                 .isGreaterThan(queue.settings().lease().toSeconds() - 5);
         assertThat(claimOnly(queue, key)).as("renewed: nobody else gets it").isNull();
 
         // the worker stops working (a crash): once its lease has run out, another worker takes the item over
-        DB.text("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = ? returning item_key", QUEUE, key);
+        db.text("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = ? returning item_key", QUEUE, key);
         WorkItem takenOver = claimOnly(queue, key);
         assertThat(takenOver).isNotNull();
         assertThat(VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> queue.holdsLease(working))))

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
@@ -15,6 +14,7 @@ import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.licensing.LicenseSuspended;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -32,10 +32,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "guild"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class WebJoinIT {
 
-    private static final Database DB = Database.of("guild");
+    @InjectDevstack
+    Database db;
 
     private String guildId;
     private String owner;
@@ -43,7 +44,6 @@ class WebJoinIT {
 
     @BeforeEach
     void installAGuild() {
-        Devstack.shared().streamOutbox("guild", "guild");
         guildId = Snowflakes.random();
         owner = Snowflakes.random();
         given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + owner + "\"}")
@@ -63,14 +63,14 @@ class WebJoinIT {
         String visitor = Snowflakes.random();
         join(visitor, slug).then().statusCode(403).contentType("application/problem+json");
         claim(owner, slug()).then().statusCode(403).contentType("application/problem+json");
-        assertThat(DB.count("select count(*) from member where discord_user_id = ?", visitor)).isZero();
+        assertThat(db.count("select count(*) from member where discord_user_id = ?", visitor)).isZero();
 
         String freeGuild = Snowflakes.random();
         given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + owner + "\"}")
                 .when().post("/guilds/{id}/installation", freeGuild).then().statusCode(201);
         given().auth().oauth2(Tokens.user(owner)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug() + "\"}")
                 .when().put("/guilds/{id}/web-join", freeGuild).then().statusCode(403).contentType("application/problem+json");
-        assertThat(DB.count("select count(*) from web_join_link where guild_id = ?", freeGuild)).isZero();
+        assertThat(db.count("select count(*) from web_join_link where guild_id = ?", freeGuild)).isZero();
     }
 
     @Test
@@ -105,7 +105,7 @@ class WebJoinIT {
     }
 
     private void awaitPlan(String plan, String status) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> DB.count(
+        await().atMost(Duration.ofSeconds(30)).until(() -> db.count(
                 "select count(*) from license_plan where guild_id = ? and plan = ? and status = ?", guildId, plan, status) == 1);
     }
 
@@ -118,7 +118,7 @@ class WebJoinIT {
         join(visitor, slug).then().statusCode(200).body("memberId", equalTo(memberId));
         String marker = join(Snowflakes.random(), slug).then().statusCode(201).extract().path("memberId");
 
-        assertThat(DB.count("select count(*) from member where guild_id = ? and discord_user_id = ?", guildId, visitor)).isOne();
+        assertThat(db.count("select count(*) from member where guild_id = ? and discord_user_id = ?", guildId, visitor)).isOne();
         try (KafkaProbe members = KafkaProbe.read(Topics.of(Aggregates.MEMBER))) {
             var joined = members.awaitRecord(r -> memberId.equals(r.key()), Duration.ofSeconds(30));
             assertThat(KafkaProbe.header(joined, EventHeaders.EVENT_TYPE)).isEqualTo("MemberJoinedViaWebJoin");
@@ -133,7 +133,7 @@ class WebJoinIT {
         claim(Snowflakes.random(), slug()).then().statusCode(403).contentType("application/problem+json");
         given().contentType(ContentType.JSON).body("{\"slug\":\"" + slug() + "\"}")
                 .when().put("/guilds/{id}/web-join", guildId).then().statusCode(401);
-        assertThat(DB.count("select count(*) from web_join_link where guild_id = ?", guildId)).isZero();
+        assertThat(db.count("select count(*) from web_join_link where guild_id = ?", guildId)).isZero();
     }
 
     @Test
@@ -146,11 +146,11 @@ class WebJoinIT {
         given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + owner + "\"}")
                 .when().post("/guilds/{id}/installation", otherGuild).then().statusCode(201);
         OutboxRecords.publish(new LicenseGranted(UUID.randomUUID(), otherGuild, "PRO"), Instant.now());
-        await().atMost(Duration.ofSeconds(30)).until(() -> DB.count(
+        await().atMost(Duration.ofSeconds(30)).until(() -> db.count(
                 "select count(*) from license_plan where guild_id = ? and status = 'ACTIVE'", otherGuild) == 1);
         given().auth().oauth2(Tokens.user(owner)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug + "\"}")
                 .when().put("/guilds/{id}/web-join", otherGuild).then().statusCode(409).contentType("application/problem+json");
-        assertThat(DB.count("select count(*) from web_join_link where guild_id = ?", otherGuild)).isZero();
+        assertThat(db.count("select count(*) from web_join_link where guild_id = ?", otherGuild)).isZero();
     }
 
     @Test
@@ -160,7 +160,7 @@ class WebJoinIT {
         claim(owner, "-leading-dash").then().statusCode(400);
         join(Snowflakes.random(), "no-such-link-" + ThreadLocalRandom.current().nextInt(1_000_000)).then().statusCode(404)
                 .contentType("application/problem+json");
-        assertThat(DB.count("select count(*) from web_join_link where guild_id = ?", guildId)).isZero();
+        assertThat(db.count("select count(*) from web_join_link where guild_id = ?", guildId)).isZero();
     }
 
     @Test
@@ -171,7 +171,7 @@ class WebJoinIT {
 
         String visitor = Snowflakes.random();
         join(visitor, slug).then().statusCode(409).contentType("application/problem+json");
-        assertThat(DB.count("select count(*) from member where discord_user_id = ?", visitor)).isZero();
+        assertThat(db.count("select count(*) from member where discord_user_id = ?", visitor)).isZero();
     }
 
     private static String slug() {

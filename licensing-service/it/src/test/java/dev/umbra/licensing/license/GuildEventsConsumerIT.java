@@ -14,6 +14,9 @@ import dev.umbra.platform.inbox.DeadLetters;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
+import dev.umbra.testing.Metrics;
+import dev.umbra.testing.InboxProbe;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -33,12 +36,16 @@ import org.junit.jupiter.api.Test;
 /** Records are produced the way Debezium's outbox router writes them: key, JSON value, envelope headers. */
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.inbox.DeadLetters", message = "dead-lettering")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "licensing"), @ResourceArg(name = "outbox", value = "licensing")})
 class GuildEventsConsumerIT {
 
     private static final String GUILD_TOPIC = Topics.of(Aggregates.GUILD);
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final Database DB = Database.of("licensing");
+    @InjectDevstack
+    Database db;
+
+    @InjectDevstack
+    InboxProbe inbox;
 
     @Test
     void botInstalledGrantsAFreeLicense() {
@@ -62,10 +69,10 @@ class GuildEventsConsumerIT {
         produceBotInstalled(marker, guildId);
 
         // The marker follows both copies on the guild's partition: once it is applied, so were they.
-        awaitProcessed(marker);
-        assertThat(DB.count("select count(*) from processed_event where event_id = ?", eventId)).isOne();
-        assertThat(DB.count("select count(*) from license where guild_id = ?", guildId)).isOne();
-        assertThat(metric("umbra_inbox_events_total{consumer=\"licensing\",event_type=\"BotInstalled\",outcome=\"duplicate\"}"))
+        inbox.awaitProcessed(marker);
+        assertThat(db.count("select count(*) from processed_event where event_id = ?", eventId)).isOne();
+        assertThat(db.count("select count(*) from license where guild_id = ?", guildId)).isOne();
+        assertThat(Metrics.scrape().sum("umbra_inbox_events_total", "consumer=\"licensing\"", "event_type=\"BotInstalled\"", "outcome=\"duplicate\""))
                 .isGreaterThanOrEqualTo(1.0);
     }
 
@@ -80,7 +87,7 @@ class GuildEventsConsumerIT {
         UUID goodId = UUID.randomUUID();
         produceBotInstalled(goodId, guildId);
 
-        awaitProcessed(goodId);
+        inbox.awaitProcessed(goodId);
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(GUILD_TOPIC))) {
             ConsumerRecord<String, byte[]> poison = deadLetters.awaitRecord(
                     r -> poisonId.toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), TIMEOUT);
@@ -92,8 +99,8 @@ class GuildEventsConsumerIT {
             assertThat(KafkaProbe.header(poison, DeadLetters.ERROR_CLASS)).endsWith("EventDecodingException");
             deadLetters.awaitRecord(r -> missingFieldId.toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), TIMEOUT);
         }
-        assertThat(DB.count("select count(*) from processed_event where event_id in (?, ?)", poisonId, missingFieldId)).isZero();
-        assertThat(DB.count("select count(*) from license where guild_id = ?", guildId)).isOne();
+        assertThat(db.count("select count(*) from processed_event where event_id in (?, ?)", poisonId, missingFieldId)).isZero();
+        assertThat(db.count("select count(*) from license where guild_id = ?", guildId)).isOne();
     }
 
     @Test
@@ -105,8 +112,8 @@ class GuildEventsConsumerIT {
         UUID marker = UUID.randomUUID();
         produceBotInstalled(marker, guildId);
 
-        awaitProcessed(marker);
-        assertThat(DB.count("select count(*) from processed_event where event_id = ?", ownerChangeId)).isZero();
+        inbox.awaitProcessed(marker);
+        assertThat(db.count("select count(*) from processed_event where event_id = ?", ownerChangeId)).isZero();
     }
 
     @Test
@@ -129,16 +136,16 @@ class GuildEventsConsumerIT {
                 OutboxRecords.record(new BotInstalled(guildId, "223456789012345678"), UUID.randomUUID(), now, 1),
                 OutboxRecords.record(new BotKicked(guildId), kick, now.plusSeconds(3), 2),
                 OutboxRecords.record(new BotInstalled(guildId, "223456789012345678"), reinstall, now.plusSeconds(1), 3)));
-        awaitProcessed(reinstall);
+        inbox.awaitProcessed(reinstall);
         license(guildId).body("status", equalTo("ACTIVE"));
-        double skippedBefore = metric("umbra_licensing_events_skipped_total{event_type=\"BotKicked\"}");
+        double skippedBefore = skipped("BotKicked");
 
         // the kick once more, as a dead letter redriven after the reinstall would come: it is older, whatever its time
         UUID redriven = UUID.randomUUID();
         KafkaProbe.produceAll(List.of(OutboxRecords.record(new BotKicked(guildId), redriven, now.plusSeconds(3), 2)));
-        awaitProcessed(redriven);
+        inbox.awaitProcessed(redriven);
         license(guildId).body("status", equalTo("ACTIVE"));
-        assertThat(metric("umbra_licensing_events_skipped_total{event_type=\"BotKicked\"}")).isEqualTo(skippedBefore + 1);
+        assertThat(skipped("BotKicked")).isEqualTo(skippedBefore + 1);
     }
 
     private static io.restassured.response.ValidatableResponse license(String guildId) {
@@ -153,15 +160,8 @@ class GuildEventsConsumerIT {
         return OutboxRecords.headers(eventType, Aggregates.GUILD, eventId, Instant.now());
     }
 
-    private static void awaitProcessed(UUID eventId) {
-        await().atMost(TIMEOUT).until(() -> DB.count("select count(*) from processed_event where event_id = ?", eventId) == 1);
-    }
-
-    private static double metric(String series) {
-        String metrics = given().when().get(io.quarkus.test.common.http.TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
-        return metrics.lines().filter(line -> line.startsWith(series + " ")).findFirst()
-                // the value, without the exemplar a sampled trace may have left after it
-                .map(line -> Double.parseDouble(line.substring(series.length() + 1).split(" ")[0]))
-                .orElse(0.0);
+    private static double skipped(String eventType) {
+        double sum = Metrics.scrape().sum("umbra_licensing_events_skipped_total", "event_type=\"" + eventType + "\"");
+        return Double.isNaN(sum) ? 0 : sum;
     }
 }

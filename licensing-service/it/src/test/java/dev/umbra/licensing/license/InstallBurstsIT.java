@@ -3,13 +3,14 @@ package dev.umbra.licensing.license;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
+import dev.umbra.testing.InboxProbe;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Metrics;
@@ -32,7 +33,6 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,20 +45,19 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @ExpectedLog(category = "dev.umbra.platform.storage.DatabaseGuards", message = "circuit opened")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "licensing"), @ResourceArg(name = "outbox", value = "licensing")})
 class InstallBurstsIT {
 
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final Database DB = Database.of("licensing");
+    @InjectDevstack
+    Database db;
+
+    @InjectDevstack
+    InboxProbe inbox;
     private static final Instant T = Instant.now().truncatedTo(ChronoUnit.SECONDS);
 
     private final TcpProxy link = DevstackResource.postgresProxy();
-
-    @BeforeEach
-    void streamOutbox() {
-        Devstack.shared().streamOutbox("licensing", "licensing");
-    }
 
     @AfterEach
     void restore() {
@@ -89,10 +88,10 @@ class InstallBurstsIT {
 
         KafkaProbe.produceAll(records);
 
-        await().atMost(WAIT).until(() -> processed(events) == events.size());
+        await().atMost(WAIT).until(() -> inbox.processed("licensing", events) == events.size());
         assertOneLicenseAndOneGrantEach(guilds);
         for (String guild : guilds) {
-            assertThat(DB.text("select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = ?", guild))
+            assertThat(db.text("select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = ?", guild))
                     .as("owner of %s", guild).isEqualTo(owners.get(guild));
         }
     }
@@ -104,7 +103,7 @@ class InstallBurstsIT {
         List<UUID> applied = new ArrayList<>();
         List<UUID> waiting = new ArrayList<>();
         KafkaProbe.produceAll(before.stream().map(guild -> install(guild, Snowflakes.random(), T, applied)).toList());
-        await().atMost(WAIT).until(() -> processed(applied) == applied.size());
+        await().atMost(WAIT).until(() -> inbox.processed("licensing", applied) == applied.size());
 
         link.cut();
         double faultsBefore = transientFailures();
@@ -112,7 +111,7 @@ class InstallBurstsIT {
         await().atMost(WAIT).until(() -> transientFailures() - faultsBefore >= 3);
         link.restore();
 
-        await().atMost(WAIT).until(() -> processed(waiting) == waiting.size());
+        await().atMost(WAIT).until(() -> inbox.processed("licensing", waiting) == waiting.size());
         List<String> all = new ArrayList<>(before);
         all.addAll(during);
         assertOneLicenseAndOneGrantEach(all);
@@ -122,9 +121,9 @@ class InstallBurstsIT {
         }
     }
 
-    private static void assertOneLicenseAndOneGrantEach(List<String> guilds) {
+    private void assertOneLicenseAndOneGrantEach(List<String> guilds) {
         Set<String> ours = Set.copyOf(guilds);
-        assertThat(DB.count("select count(*) from license where guild_id = any(string_to_array(?, ','))", String.join(",", guilds)))
+        assertThat(db.count("select count(*) from license where guild_id = any(string_to_array(?, ','))", String.join(",", guilds)))
                 .isEqualTo(guilds.size());
         try (KafkaProbe licenses = KafkaProbe.read(Topics.of(Aggregates.LICENSE))) {
             await().atMost(WAIT).until(() -> grantsByGuild(licenses.seen(), ours).size() == guilds.size());
@@ -158,11 +157,6 @@ class InstallBurstsIT {
 
     private static List<String> guilds(int count) {
         return java.util.stream.IntStream.range(0, count).mapToObj(i -> Snowflakes.random()).toList();
-    }
-
-    private static long processed(List<UUID> events) {
-        return DB.count("select count(*) from processed_event where consumer = 'licensing' and event_id::text = any(string_to_array(?, ','))",
-                events.stream().map(UUID::toString).collect(Collectors.joining(",")));
     }
 
     private static double transientFailures() {

@@ -9,6 +9,7 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.GuildOwnerChanged;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -28,11 +29,12 @@ import org.junit.jupiter.api.Test;
 
 /** Who may read which license: refusals are problem+json; a user sees only guilds they own, as guild events say. */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "licensing"), @ResourceArg(name = "outbox", value = "licensing")})
 class LicenseAccessIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final Database DB = Database.of("licensing");
+    @InjectDevstack
+    Database db;
 
     @Test
     void everyUnacceptableTokenIsA401Problem() {
@@ -90,9 +92,9 @@ class LicenseAccessIT {
         OutboxRecords.publish(new GuildOwnerChanged(guildId, "1", installer), installed.plusSeconds(5));
         OutboxRecords.publish(new BotInstalled(guildId, installer), installed);
         UUID marker = OutboxRecords.publish(new BotInstalled(guildId, Snowflakes.random()), installed.plusSeconds(30));
-        await().atMost(TIMEOUT).until(() -> DB.count("select count(*) from processed_event where event_id = ?", marker) == 1);
+        await().atMost(TIMEOUT).until(() -> db.count("select count(*) from processed_event where event_id = ?", marker) == 1);
 
-        assertThat(DB.text("select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = ?", guildId))
+        assertThat(db.text("select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = ?", guildId))
                 .isEqualTo(owner);
         readAs(Tokens.user(owner), guildId).then().statusCode(200);
         readAs(Tokens.user(installer), guildId).then().statusCode(403);
@@ -121,10 +123,10 @@ class LicenseAccessIT {
         } finally {
             producers.shutdown();
         }
-        await().atMost(TIMEOUT).until(() -> DB.count("select count(*) from guild_owner where guild_id = any(string_to_array(?, ','))"
+        await().atMost(TIMEOUT).until(() -> db.count("select count(*) from guild_owner where guild_id = any(string_to_array(?, ','))"
                 + " and changed_owner_id is not null and first_installer_id is not null", String.join(",", ids)) == guilds);
         for (int i = 0; i < guilds; i++) {
-            assertThat(DB.text("select changed_owner_id from guild_owner where guild_id = ?", ids.get(i))).isEqualTo(owners.get(i));
+            assertThat(db.text("select changed_owner_id from guild_owner where guild_id = ?", ids.get(i))).isEqualTo(owners.get(i));
         }
         readAs(Tokens.user(owners.get(0)), ids.get(1)).then().statusCode(403);
     }

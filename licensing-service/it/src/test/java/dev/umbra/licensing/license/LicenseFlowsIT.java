@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventHeaders;
@@ -22,6 +21,8 @@ import dev.umbra.platform.inbox.DeadLetters;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
+import dev.umbra.testing.InboxProbe;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -41,17 +42,20 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The three flows (docs/architecture.md) through the real consumers: Kafka, the inbox, the database, the outbox back to Kafka. */
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.inbox.DeadLetters", message = "dead-lettering")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "licensing"), @ResourceArg(name = "outbox", value = "licensing")})
 class LicenseFlowsIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final Database DB = Database.of("licensing");
+    @InjectDevstack
+    Database db;
+
+    @InjectDevstack
+    InboxProbe inbox;
     private static final Instant T = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     private static final Instant PERIOD_END = T.plus(Duration.ofDays(30));
     private static final Instant RENEWED_END = T.plus(Duration.ofDays(60));
@@ -60,11 +64,6 @@ class LicenseFlowsIT {
     InMemorySpanExporter spans;
 
     record Timed(DomainEvent event, Instant occurredAt) {
-    }
-
-    @BeforeEach
-    void streamOutbox() {
-        Devstack.shared().streamOutbox("licensing", "licensing");
     }
 
     @Test
@@ -136,7 +135,7 @@ class LicenseFlowsIT {
         UUID unknownPlan = OutboxRecords.publish(new SubscriptionStarted(subscription, guildId, "ULTRA", PERIOD_END), T);
         UUID next = OutboxRecords.publish(new SubscriptionStarted(subscription, guildId, "PREMIUM", PERIOD_END), T.plusSeconds(1));
 
-        awaitProcessed(List.of(next));
+        inbox.awaitProcessed("licensing", List.of(next));
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(Topics.of(Aggregates.SUBSCRIPTION)))) {
             var record = deadLetters.awaitRecord(r -> unknownPlan.toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), TIMEOUT);
             assertThat(KafkaProbe.header(record, DeadLetters.ERROR_MESSAGE)).contains("ULTRA");
@@ -177,7 +176,7 @@ class LicenseFlowsIT {
         // BotInstalled as guild-service's outbox publishes it from inside a sampled request
         UUID installed = OutboxRecords.publish(new BotInstalled(guildId, "223456789012345678"), T,
                 "00-" + traceId + "-" + guildServiceSpan + "-01");
-        awaitProcessed(List.of(installed));
+        inbox.awaitProcessed("licensing", List.of(installed));
         String licenseId = license(guildId).getString("licenseId");
 
         String granted;
@@ -228,18 +227,11 @@ class LicenseFlowsIT {
     }
 
     /** Publishes the first list and waits until it is applied, then the second: a chosen order across topics. */
-    private static void apply(List<Timed> first, List<Timed> second) {
+    private void apply(List<Timed> first, List<Timed> second) {
         for (List<Timed> batch : List.of(first, second)) {
             List<UUID> ids = new ArrayList<>();
             batch.forEach(timed -> ids.add(OutboxRecords.publish(timed.event(), timed.occurredAt())));
-            awaitProcessed(ids);
-        }
-    }
-
-    private static void awaitProcessed(List<UUID> eventIds) {
-        for (UUID eventId : eventIds) {
-            await().atMost(TIMEOUT).until(() ->
-                    DB.count("select count(*) from processed_event where consumer = 'licensing' and event_id = ?", eventId) == 1);
+            inbox.awaitProcessed("licensing", ids);
         }
     }
 

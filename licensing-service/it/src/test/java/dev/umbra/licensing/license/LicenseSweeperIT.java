@@ -4,13 +4,13 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -26,22 +26,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "licensing"), @ResourceArg(name = "outbox", value = "licensing")})
 class LicenseSweeperIT {
 
-    private static final Database DB = Database.of("licensing");
+    @InjectDevstack
+    Database db;
 
     @Inject
     LicenseSweeper sweeper;
-
-    @BeforeEach
-    void streamOutbox() {
-        Devstack.shared().streamOutbox("licensing", "licensing");
-    }
 
     @Test
     void twoSweepersAtOnceDowngradeEachLapsedLicenseExactlyOnce() throws Exception {
@@ -54,7 +49,7 @@ class LicenseSweeperIT {
             events.add(OutboxRecords.publish(new SubscriptionStarted(UUID.randomUUID(), guildId, "PRO", lapsed), Instant.now()));
         }
         for (UUID event : events) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> DB.count("select count(*) from processed_event where event_id = ?", event) == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> db.count("select count(*) from processed_event where event_id = ?", event) == 1);
         }
 
         int swept = 0;

@@ -3,7 +3,6 @@ package dev.umbra.licensing.license;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
@@ -14,6 +13,8 @@ import dev.umbra.events.guild.BotKicked;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
+import dev.umbra.testing.InboxProbe;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Metrics;
 import dev.umbra.testing.OutboxRecords;
@@ -31,26 +32,24 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Resetting licensing's consumers to the start of their topics re-reads everything, changes nothing and emits nothing. */
 @QuarkusTest
 // a reset replays the topics from the start, the poison earlier classes played on purpose included
 @ExpectedLog(category = "dev.umbra.platform.inbox.DeadLetters", message = "dead-lettering")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "licensing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "licensing"), @ResourceArg(name = "outbox", value = "licensing")})
 class OffsetResetIT {
 
-    private static final Database DB = Database.of("licensing");
+    @InjectDevstack
+    Database db;
+
+    @InjectDevstack
+    InboxProbe inbox;
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     @Inject
     KafkaClientService kafka;
-
-    @BeforeEach
-    void streamOutbox() {
-        Devstack.shared().streamOutbox("licensing", "licensing");
-    }
 
     @Test
     void reconsumingBothTopicsFromTheBeginningChangesAndEmitsNothing() {
@@ -64,11 +63,11 @@ class OffsetResetIT {
             history.add(OutboxRecords.publish(new PaymentSucceeded(subscription, UUID.randomUUID(), t.plus(Duration.ofDays(60))), t.plusSeconds(2)));
             history.add(OutboxRecords.publish(new BotKicked(guildId), t.plusSeconds(3)));
         }
-        history.forEach(OffsetResetIT::awaitProcessed);
+        history.forEach(inbox::awaitProcessed);
         Instant resetAt = Instant.now();
         String untouched = "select count(*) || '/' || coalesce(sum(version), 0) from license where updated_at <= ?";
-        String before = DB.text(untouched, resetAt);
-        long claimsBefore = DB.count("select count(*) from processed_event");
+        String before = db.text(untouched, resetAt);
+        long claimsBefore = db.count("select count(*) from processed_event");
         double duplicatesBefore = duplicatesSkipped();
 
         seekToBeginning("guild-events");
@@ -90,10 +89,10 @@ class OffsetResetIT {
                         Instant.now().plus(Duration.ofDays(30))), Instant.now()));
             }
         }
-        markers.forEach(OffsetResetIT::awaitProcessed);
+        markers.forEach(inbox::awaitProcessed);
 
-        assertThat(DB.text(untouched, resetAt)).as("licenses written before the reset are not written again").isEqualTo(before);
-        assertThat(DB.count("select count(*) from processed_event")).isEqualTo(claimsBefore + markers.size());
+        assertThat(db.text(untouched, resetAt)).as("licenses written before the reset are not written again").isEqualTo(before);
+        assertThat(db.count("select count(*) from processed_event")).isEqualTo(claimsBefore + markers.size());
         assertThat(duplicatesSkipped() - duplicatesBefore).as("the history was read again and skipped").isGreaterThanOrEqualTo(history.size());
         try (KafkaProbe licenseTopic = KafkaProbe.read(Topics.of(Aggregates.LICENSE))) {
             await().atMost(TIMEOUT).until(() -> emittedSince(licenseTopic, resetAt) >= markers.size());
@@ -127,9 +126,5 @@ class OffsetResetIT {
             }
         }
         assertThat(all).hasSize(3);
-    }
-
-    private static void awaitProcessed(UUID eventId) {
-        await().atMost(TIMEOUT).until(() -> DB.count("select count(*) from processed_event where event_id = ?", eventId) == 1);
     }
 }
