@@ -1,4 +1,4 @@
-package dev.umbra.e2e.bench;
+package dev.umbra.bench;
 
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.LocalSystem;
@@ -13,24 +13,21 @@ import java.util.Map;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.junit.jupiter.api.Test;
 
 /**
  * Licensing's backlog drain alone, the loop to profile it in: devstack and licensing-service only; each
  * round stops the service, produces {@code bench.drain.events} BotInstalled of new guilds to umbra.guild
  * as the outbox router would, starts it and times it until its group's lag is zero. The first round
  * also warms the JIT. A JFR recording: {@code -Dbench.service.jvm-options="-XX:StartFlightRecording=filename=/tmp/licensing.jfr"}.
- * Alone: {@code ./mvnw -pl e2e -am verify -Dit.test=DrainBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
- * -Dfailsafe.failIfNoSpecifiedTests=false} ({@code -Dbench.drain.rounds=3}).
+ * {@code ./bench drain} ({@code -Dbench.drain.rounds=3}).
  */
 class DrainBenchmark {
 
     private final int events = Integer.getInteger("bench.drain.events", 20_000);
     private final int rounds = Integer.getInteger("bench.drain.rounds", 3);
 
-    @Test
     void run() throws Exception {
-        Path repoRoot = Path.of(System.getProperty("umbra.repo.root", "..")).toAbsolutePath().normalize();
+        Path repoRoot = Benchmarks.repoRoot();
         Devstack stack = BenchStack.shared();
         // the service as it ships (C2 compiler), plus whatever the run asks for
         System.setProperty("umbra.service.jvm-options", System.getProperty("bench.service.jvm-options", ""));

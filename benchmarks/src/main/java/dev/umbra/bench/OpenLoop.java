@@ -1,4 +1,4 @@
-package dev.umbra.e2e.bench;
+package dev.umbra.bench;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

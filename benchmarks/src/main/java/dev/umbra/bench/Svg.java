@@ -1,4 +1,4 @@
-package dev.umbra.e2e.bench;
+package dev.umbra.bench;
 
 import java.util.List;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package dev.umbra.e2e.bench;
+package dev.umbra.bench;
 
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.LocalSystem;
@@ -21,11 +21,9 @@ import java.util.Map;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.junit.jupiter.api.Test;
 
 /**
- * The benchmark suite in one run, run by {@code ./bench} (never by {@code ./mvnw verify}: the class is
- * no *IT): the five packaged services against devstack, then end-to-end latency at several rates,
+ * The benchmark suite in one run, {@code ./bench}: the five packaged services against devstack, then end-to-end latency at several rates,
  * the install write path against pgbench, entitlement reads against a raw select, a guild's audit
  * timeline over millions of stored events, the backlog drain
  * of the consumers, memory and start-up times. Rewrites the generated part of docs/benchmarks.md and
@@ -79,11 +77,10 @@ class SystemBenchmark {
         return load;
     }
 
-    @Test
     void run() throws Exception {
-        // the services as they ship (C2 compiler): failsafe hands the test JVMs' C1-only options to the e2e services
+        // the services as they ship (C2 compiler), plus whatever the run asks for
         System.setProperty("umbra.service.jvm-options", System.getProperty("bench.service.jvm-options", ""));
-        Path repoRoot = Path.of(System.getProperty("umbra.repo.root", "..")).toAbsolutePath().normalize();
+        Path repoRoot = Benchmarks.repoRoot();
         Instant date = Instant.now();
         long suiteStart = System.nanoTime();
         double loadBefore = settledLoad();

@@ -1,4 +1,4 @@
-package dev.umbra.e2e.bench;
+package dev.umbra.bench;
 
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.LocalSystem;
@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.Test;
 
 /**
  * Load driver, not a test: a guild's last 100 events ({@code GET /audit/guilds/{id}/timeline?order=desc&limit=100})
@@ -20,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * log and the attributions, a year of month partitions): one large guild holds a tenth of them, the rest
  * spread over {@value #SMALL_GUILDS} guilds. Then open loop at a fixed rate, once for the large guild and
  * once for the small ones. Run alone with
- * {@code ./mvnw -pl e2e -am verify -Dit.test=AuditTimelineBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false}
+ * {@code ./bench audit-timeline}
  * ({@code -Dbench.audit-rows}); {@code ./bench} runs it within the whole suite.
  */
 class AuditTimelineBenchmark {
@@ -47,16 +46,13 @@ class AuditTimelineBenchmark {
         }
     }
 
-    @Test
     void run() throws Exception {
         Devstack stack = BenchStack.shared();
-        try (LocalSystem system = LocalSystem.start(stack, Path.of(System.getProperty("umbra.repo.root", "..")), false, List.of("audit"))) {
+        try (LocalSystem system = LocalSystem.start(stack, Benchmarks.repoRoot(), false, List.of("audit"))) {
             String report = measure(stack, system, Integer.getInteger("bench.audit-rows", 2_000_000), Integer.getInteger("bench.rate", 100),
                     Integer.getInteger("bench.seconds", 10)).report();
             System.out.println(report);
-            Path out = Path.of("target/benchmarks/audit-timeline.txt");
-            Files.createDirectories(out.getParent());
-            Files.writeString(out, report);
+            Benchmarks.writeResult("audit-timeline.txt", report);
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.umbra.e2e.bench;
+package dev.umbra.bench;
 
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.LocalSystem;
@@ -11,7 +11,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 
 /**
  * The start-up alternative to native images that runs here (issue #12): each service's JVM build with an
@@ -20,8 +19,7 @@ import org.junit.jupiter.api.Test;
  * starting and serving its first requests); the measured runs map it with {@code -XX:SharedArchiveFile}.
  * Each run: the service stopped, launched, timed until its readiness check first answers 200 (polled
  * every 50 ms), and its VmRSS read then. Both builds alternate, so that a noisy minute hits both.
- * Alone: {@code ./mvnw -pl e2e -am verify -Dit.test=AppCdsBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
- * -Dfailsafe.failIfNoSpecifiedTests=false} ({@code -Dbench.appcds.runs=5}, {@code -Dbench.appcds.services=guild,licensing}).
+ * {@code ./bench appcds} ({@code -Dbench.appcds.runs=5}, {@code -Dbench.appcds.services=guild,licensing}).
  */
 class AppCdsBenchmark {
 
@@ -32,13 +30,10 @@ class AppCdsBenchmark {
     private record Run(Duration startUp, long rssKiB) {
     }
 
-    @Test
     void run() throws Exception {
-        Path repoRoot = Path.of(System.getProperty("umbra.repo.root", "..")).toAbsolutePath().normalize();
+        Path repoRoot = Benchmarks.repoRoot();
         Path archives = Files.createTempDirectory("umbra-appcds");
         Devstack stack = BenchStack.shared();
-        // the services as they ship (C2 compiler): failsafe hands the test JVMs' C1-only options to the e2e services
-        System.setProperty("umbra.service.jvm-options", "");
         try (LocalSystem system = LocalSystem.start(stack, repoRoot, false, services)) {
             StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
                     "| service | plain JVM: start-up median (min–max) | with AppCDS | plain VmRSS at ready, median | with AppCDS | archive |%n"

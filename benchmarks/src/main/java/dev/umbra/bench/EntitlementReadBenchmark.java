@@ -1,4 +1,4 @@
-package dev.umbra.e2e.bench;
+package dev.umbra.bench;
 
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.LocalSystem;
@@ -12,15 +12,14 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 
 /**
  * Load driver, not a test. Open loop at a fixed rate (a Vert.x client on one event loop) (latency counted from when each request was
  * due, so a stall is not hidden): {@code GET /guilds/{id}/entitlements} against the packaged
  * licensing-service, then the raw PostgreSQL point select of the same row with pgbench at the same
  * rate as the reference. Run with
- * {@code ./mvnw -pl e2e -am verify -Dit.test=EntitlementReadBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false}
- * ({@code -Dbench.rate}, {@code -Dbench.seconds}); the report goes to {@code e2e/target/benchmarks/entitlements.txt}.
+ * {@code ./bench entitlement-reads} ({@code -Dbench.rate}, {@code -Dbench.seconds}); the report goes to
+ * {@code benchmarks/target/results/entitlements.txt}.
  * {@code ./bench} runs it within the whole suite.
  */
 class EntitlementReadBenchmark {
@@ -41,18 +40,15 @@ class EntitlementReadBenchmark {
         }
     }
 
-    @Test
     void run() throws Exception {
         int rate = Integer.getInteger("bench.rate", 2000);
         int seconds = Integer.getInteger("bench.seconds", 30);
         Devstack stack = BenchStack.shared();
-        try (LocalSystem system = LocalSystem.start(stack, Path.of(System.getProperty("umbra.repo.root", "..")), false,
+        try (LocalSystem system = LocalSystem.start(stack, Benchmarks.repoRoot(), false,
                 List.of("licensing"))) {
             String report = measure(stack, system, rate, seconds, 10).report();
             System.out.println(report);
-            Path out = Path.of("target/benchmarks/entitlements.txt");
-            Files.createDirectories(out.getParent());
-            Files.writeString(out, report);
+            Benchmarks.writeResult("entitlements.txt", report);
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.umbra.e2e.bench;
+package dev.umbra.bench;
 
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.LocalSystem;
@@ -28,7 +28,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.Test;
 
 /**
  * Load driver, not a test: it asserts nothing about speed. Installs guilds through guild-service,
@@ -36,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * until BotInstalled is on Kafka (commit → Debezium → topic), until licensing's LicenseGranted is on
  * Kafka (two services, two outboxes, two connectors); and, from licensing's inbox rows, from the
  * event's commit in guild-service (recorded_at, Debezium's source.ts_ms) to the consumer's transaction (processed_at).
- * Alone: {@code ./mvnw -pl e2e -am verify -Dit.test=EventChainBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false}
+ * Alone: {@code ./bench event-chain}
  * ({@code -Dbench.rate}, {@code -Dbench.seconds}); {@code ./bench} runs it within the whole suite.
  */
 class EventChainBenchmark {
@@ -65,18 +64,15 @@ class EventChainBenchmark {
         }
     }
 
-    @Test
     void run() throws Exception {
         int rate = Integer.getInteger("bench.rate", 100);
         int seconds = Integer.getInteger("bench.seconds", 30);
         Devstack stack = BenchStack.shared();
-        try (LocalSystem system = LocalSystem.start(stack, Path.of(System.getProperty("umbra.repo.root", "..")), false,
+        try (LocalSystem system = LocalSystem.start(stack, Benchmarks.repoRoot(), false,
                 List.of("guild", "licensing"))) {
             String report = measure(stack, system, rate, seconds, 5).report();
             System.out.println(report);
-            Path out = Path.of("target/benchmarks/event-chain.txt");
-            Files.createDirectories(out.getParent());
-            Files.writeString(out, report);
+            Benchmarks.writeResult("event-chain.txt", report);
         }
     }
 
