@@ -5,10 +5,11 @@ import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.lang.reflect.Field;
-import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Points the service under test at the devstack of this JVM (started once, shared by every test
@@ -57,9 +58,14 @@ public class DevstackResource implements QuarkusTestResourceLifecycleManager {
     /** Called for each test instance, once the application has started (and so migrated its database). */
     @Override
     public void inject(TestInjector injector) {
+        Set<String> marked = new HashSet<>();
         injector.injectIntoFields(null, field -> {
             if (marked(field) && INJECTED.stream().noneMatch(type -> sameType(field, type))) {
                 throw new IllegalStateException("@InjectDevstack cannot fill " + field + ": it fills " + INJECTED);
+            }
+            // Quarkus fills the first matching field only
+            if (marked(field) && !marked.add(field.getType().getName())) {
+                throw new IllegalStateException("@InjectDevstack fills one field of each type: " + field + " is a second");
             }
             return false;
         });
@@ -80,13 +86,12 @@ public class DevstackResource implements QuarkusTestResourceLifecycleManager {
         injector.injectIntoFields(value, field -> marked(field) && sameType(field, type));
     }
 
-    // by name: the test class and this resource may have been loaded by different class loaders
     private static boolean marked(Field field) {
-        return Arrays.stream(field.getAnnotations()).anyMatch(a -> a.annotationType().getName().equals(InjectDevstack.class.getName()));
+        return field.isAnnotationPresent(InjectDevstack.class);
     }
 
     private static boolean sameType(Field field, Class<?> type) {
-        return field.getType().getName().equals(type.getName());
+        return field.getType() == type;
     }
 
     /** The relay between the running service's reactive pool and Postgres. */

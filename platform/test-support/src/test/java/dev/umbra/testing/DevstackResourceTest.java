@@ -15,6 +15,13 @@ class DevstackResourceTest {
         String somethingElse;
     }
 
+    static class TestWithTwoDatabases {
+        @InjectDevstack
+        Database one;
+        @InjectDevstack
+        Database two;
+    }
+
     /** Fills the fields of one object, as Quarkus does for a test instance. */
     record FieldsOf(Object target) implements TestInjector {
         @Override
@@ -40,5 +47,15 @@ class DevstackResourceTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("cannot fill")
                 .hasMessageContaining("somethingElse");
+    }
+
+    @Test
+    void twoMarkedFieldsOfOneTypeFailTheTestRatherThanLeaveOneEmpty() {
+        DevstackResource resource = new DevstackResource();
+        resource.init(Map.of("database", "anything"));
+
+        assertThatThrownBy(() -> resource.inject(new FieldsOf(new TestWithTwoDatabases())))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("one field of each type");
     }
 }

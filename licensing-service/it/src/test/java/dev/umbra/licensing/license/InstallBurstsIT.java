@@ -57,7 +57,8 @@ class InstallBurstsIT {
     InboxProbe inbox;
     private static final Instant T = Instant.now().truncatedTo(ChronoUnit.SECONDS);
 
-    private final TcpProxy link = DevstackResource.postgresProxy();
+    @InjectDevstack
+    TcpProxy link;
 
     @AfterEach
     void restore() {

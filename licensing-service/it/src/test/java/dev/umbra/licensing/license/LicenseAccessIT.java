@@ -9,6 +9,7 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.GuildOwnerChanged;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InboxProbe;
 import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -35,6 +36,9 @@ class LicenseAccessIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     @InjectDevstack
     Database db;
+
+    @InjectDevstack
+    InboxProbe inbox;
 
     @Test
     void everyUnacceptableTokenIsA401Problem() {
@@ -92,7 +96,7 @@ class LicenseAccessIT {
         OutboxRecords.publish(new GuildOwnerChanged(guildId, "1", installer), installed.plusSeconds(5));
         OutboxRecords.publish(new BotInstalled(guildId, installer), installed);
         UUID marker = OutboxRecords.publish(new BotInstalled(guildId, Snowflakes.random()), installed.plusSeconds(30));
-        await().atMost(TIMEOUT).until(() -> db.count("select count(*) from processed_event where event_id = ?", marker) == 1);
+        inbox.awaitProcessed(marker);
 
         assertThat(db.text("select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = ?", guildId))
                 .isEqualTo(owner);

@@ -2,7 +2,6 @@ package dev.umbra.licensing.license;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
@@ -10,6 +9,7 @@ import dev.umbra.events.Topics;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InboxProbe;
 import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
@@ -35,6 +35,9 @@ class LicenseSweeperIT {
     @InjectDevstack
     Database db;
 
+    @InjectDevstack
+    InboxProbe inbox;
+
     @Inject
     LicenseSweeper sweeper;
 
@@ -48,9 +51,7 @@ class LicenseSweeperIT {
             guilds.add(guildId);
             events.add(OutboxRecords.publish(new SubscriptionStarted(UUID.randomUUID(), guildId, "PRO", lapsed), Instant.now()));
         }
-        for (UUID event : events) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> db.count("select count(*) from processed_event where event_id = ?", event) == 1);
-        }
+        inbox.awaitProcessed("licensing", events);
 
         int swept = 0;
         while (true) {

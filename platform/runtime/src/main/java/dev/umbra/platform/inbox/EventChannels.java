@@ -15,7 +15,11 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
  * {@code umbra.<aggregate>} in the consumer group {@code <quarkus.application.name>.umbra.<aggregate>}:
  * one group per service and topic. Quarkus attaches such a channel to the Kafka connector (its only one),
  * and the connector's defaults (deserialisers, batches, commit strategy) are the platform's
- * {@code META-INF/microprofile-config.properties}.
+ * {@code META-INF/microprofile-config.properties}. Each channel has {@code concurrency} 1 unless a property
+ * sets more: then SmallRye gives every channel of a method that reads several its own pipeline, which
+ * applies that channel's batches one after the other and pauses its consumer while busy; without it, it
+ * merges them into one pipeline with a queue of its own, where a partition waiting out a fault holds up
+ * the other topics.
  *
  * <p>A configuration source rather than properties: it answers for any catalogue aggregate when asked
  * and lists nothing, so no channel exists that no method reads. Its ordinal is below every file, so a
@@ -68,6 +72,7 @@ public final class EventChannels implements ConfigSource {
         return aggregateOf(rest.substring(0, dot)).map(aggregate -> switch (attribute) {
             case "topic" -> Topics.of(aggregate);
             case "group.id" -> "${quarkus.application.name}." + Topics.of(aggregate);
+            case "concurrency" -> "1";
             default -> null;
         }).orElse(null);
     }

@@ -63,7 +63,7 @@ import org.jboss.logging.Logger;
  * </ul>
  *
  * <pre>{@code
- * @Incoming("guild-events")
+ * @Incoming(EventChannels.GUILD)
  * Uni<Void> consume(Message<List<byte[]>> batch) {
  *     return inbox.consume("licensing", batch, handlers);
  * }

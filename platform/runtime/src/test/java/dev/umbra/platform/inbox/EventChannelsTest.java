@@ -31,15 +31,18 @@ class EventChannelsTest {
         assertThat(config.getValue("mp.messaging.incoming.billing-key-events.group.id", String.class))
                 .isEqualTo("billing-service.umbra.billing_key");
         assertThat(config.getValue("mp.messaging.incoming.guild-events.group.id", String.class)).isEqualTo("billing-service.umbra.guild");
+        assertThat(config.getValue("mp.messaging.incoming.guild-events.concurrency", Integer.class)).as("a pipeline per channel").isOne();
     }
 
     @Test
     void aPropertyOverridesTheRuleForItsChannelOnly() {
         SmallRyeConfig config = config(Map.of("quarkus.application.name", "guild-service",
-                "mp.messaging.incoming.license-events.group.id", "guild-service.replay"));
+                "mp.messaging.incoming.license-events.group.id", "guild-service.replay",
+                "mp.messaging.incoming.license-events.concurrency", "3"));
 
         assertThat(config.getValue("mp.messaging.incoming.license-events.group.id", String.class)).isEqualTo("guild-service.replay");
         assertThat(config.getValue("mp.messaging.incoming.license-events.topic", String.class)).isEqualTo("umbra.license");
+        assertThat(config.getValue("mp.messaging.incoming.license-events.concurrency", Integer.class)).isEqualTo(3);
         assertThat(config.getValue("mp.messaging.incoming.anti-nuke-events.group.id", String.class)).isEqualTo("guild-service.umbra.anti_nuke");
     }
 
@@ -50,7 +53,7 @@ class EventChannelsTest {
         assertThat(rule.getValue("mp.messaging.incoming.test-events.topic")).isNull();
         assertThat(rule.getValue("mp.messaging.incoming.guild_events.topic")).as("only the channel's own spelling").isNull();
         assertThat(rule.getValue("mp.messaging.incoming.guild-events$2.topic")).as("a concurrent copy falls back to its channel").isNull();
-        assertThat(rule.getValue("mp.messaging.incoming.guild-events.concurrency")).isNull();
+        assertThat(rule.getValue("mp.messaging.incoming.guild-events.max.poll.records")).isNull();
         assertThat(rule.getValue("mp.messaging.outgoing.guild-events.topic")).isNull();
         assertThat(rule.getPropertyNames()).as("no channel exists that no method reads").isEmpty();
     }
