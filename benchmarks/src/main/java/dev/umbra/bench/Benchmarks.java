@@ -33,6 +33,7 @@ public final class Benchmarks {
         BY_NAME.put("drain", () -> new DrainBenchmark().run());
         BY_NAME.put("audit-timeline", () -> new AuditTimelineBenchmark().run());
         BY_NAME.put("appcds", () -> new AppCdsBenchmark().run());
+        BY_NAME.put("relay", () -> new RelayBenchmark().run());
     }
 
     private Benchmarks() {

@@ -1,0 +1,294 @@
+package dev.umbra.bench;
+
+import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.LocalSystem;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Our outbox path against the relay a team would write instead (issue #11, item 2). The same events, written at
+ * the same open-loop rate by four writers into guild-service's database, reach Kafka
+ * <ul>
+ * <li>through the outbox as the services use it: an {@code outbox_event} row (aggregate type {@code relay_bench}),
+ * read from the write-ahead log by guild's Debezium connector and routed to {@code umbra.relay_bench};</li>
+ * <li>through a polling relay as seed 000 describes it: one worker that every interval takes up to a batch of rows of
+ * a plain table {@code FOR UPDATE SKIP LOCKED}, sends them (acks=all), deletes them and commits — with the seed's
+ * settings (every 2 s, 50 rows) and tuned (every 10 ms, 500 rows).</li>
+ * </ul>
+ * Latency: the writer's commit returned → the record read from its topic (a reader with a 5 ms fetch wait, the same
+ * for all three). Benchmark code only: no service ships a poller. {@code ./bench relay}
+ * ({@code -Dbench.relay.rates=100,500}, {@code -Dbench.relay.seconds=10}, {@code -Dbench.relay.patience=60}).
+ */
+final class RelayBenchmark {
+
+    private static final String DATABASE = "guild";
+    private static final int WRITERS = 4;
+    private static final String POLLED_TOPIC = "bench.relay";
+    private static final String OUTBOX_TOPIC = "umbra.relay_bench";
+
+    private record Relay(String name, String topic, Duration interval, int batch) {
+        boolean polling() {
+            return interval != null;
+        }
+    }
+
+    private static final List<Relay> RELAYS = List.of(
+            new Relay("outbox → Debezium (ours)", OUTBOX_TOPIC, null, 0),
+            new Relay("polling relay, tuned: every 10 ms, 500 rows", POLLED_TOPIC, Duration.ofMillis(10), 500),
+            new Relay("polling relay, seed 000: every 2 s, 50 rows", POLLED_TOPIC, Duration.ofSeconds(2), 50));
+
+    record Result(int rate, String relay, int written, int delivered, Latencies latencies, Duration lastAfterLastCommit) {
+        String row() {
+            return String.format(Locale.ROOT, "| %d/s | %s | %s | %s | %s | %s | %,d of %,d | %s |", rate, relay,
+                    ms(latencies.millis(50)), ms(latencies.millis(90)), ms(latencies.millis(99)), ms(latencies.maxMillis()),
+                    delivered, written, delivered == written ? String.format(Locale.ROOT, "%,d ms", lastAfterLastCommit.toMillis()) : "not all");
+        }
+
+        private static String ms(double millis) {
+            return Double.isNaN(millis) ? "–" : millis >= 100 ? String.format(Locale.ROOT, "%,.0f ms", millis)
+                    : String.format(Locale.ROOT, "%.1f ms", millis);
+        }
+    }
+
+    void run() throws Exception {
+        int[] rates = java.util.Arrays.stream(System.getProperty("bench.relay.rates", "100,500").split(",")).mapToInt(Integer::parseInt)
+                .toArray();
+        int seconds = Integer.getInteger("bench.relay.seconds", 10);
+        Duration patience = Duration.ofSeconds(Integer.getInteger("bench.relay.patience", 60));
+        Devstack stack = BenchStack.shared();
+        try (LocalSystem system = LocalSystem.start(stack, Benchmarks.repoRoot(), false, List.of("guild"))) {
+            prepare(stack);
+            List<Result> results = new ArrayList<>();
+            for (int rate : rates) {
+                for (Relay relay : RELAYS) {
+                    Result result = measure(stack, relay, rate, seconds, patience);
+                    System.out.println(result.row());
+                    results.add(result);
+                }
+            }
+            StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
+                    "| rate | relay | p50 | p90 | p99 | max | delivered | last after the last commit |%n|---|---|---|---|---|---|---|---|%n"));
+            results.forEach(r -> report.append(r.row()).append(System.lineSeparator()));
+            System.out.println(report);
+            Benchmarks.writeResult("relay.txt", report.toString());
+        }
+    }
+
+    private static void prepare(Devstack stack) throws Exception {
+        try (Connection connection = stack.postgres().connect(DATABASE); Statement statement = connection.createStatement()) {
+            statement.execute("create table if not exists relay_outbox (id bigserial primary key, aggregate_id text not null, "
+                    + "payload text not null)");
+        }
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers()))) {
+            for (String topic : List.of(POLLED_TOPIC, OUTBOX_TOPIC)) {
+                try {
+                    admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
+    private static Result measure(Devstack stack, Relay relay, int rate, int seconds, Duration patience) throws Exception {
+        int warmup = rate;
+        int total = warmup + rate * seconds;
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        long[] committed = new long[total];
+        Map<String, Long> seen = new ConcurrentHashMap<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        Thread reader = reader(stack, relay.topic(), run, seen, running);
+        Thread poller = relay.polling() ? poller(stack, relay, running) : null;
+        ExecutorService writers = Executors.newFixedThreadPool(WRITERS);
+        ThreadLocal<PreparedStatement> insert = new ThreadLocal<>();
+        List<PreparedStatement> opened = new ArrayList<>();
+        try {
+            long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+            long period = TimeUnit.SECONDS.toNanos(1) / rate;
+            List<Future<?>> writes = new ArrayList<>(total);
+            for (int i = 0; i < total; i++) {
+                long due = start + i * period;
+                LockSupport.parkNanos(due - System.nanoTime());
+                int sequence = i;
+                writes.add(writers.submit(() -> {
+                    PreparedStatement statement = statementOf(stack, relay, insert, opened);
+                    String key = run + "-" + sequence;
+                    statement.setString(1, key);
+                    statement.setString(2, "{\"run\":\"" + run + "\",\"sequence\":" + sequence + "}");
+                    statement.executeUpdate();
+                    committed[sequence] = System.nanoTime();
+                    return null;
+                }));
+            }
+            for (Future<?> write : writes) {
+                write.get();
+            }
+            long lastCommit = 0;
+            for (long commit : committed) {
+                lastCommit = Math.max(lastCommit, commit);
+            }
+            long deadline = System.nanoTime() + patience.toNanos();
+            while (seen.size() < total && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            Latencies latencies = new Latencies();
+            long lastSeen = lastCommit;
+            int delivered = 0;
+            for (int i = 0; i < total; i++) {
+                Long at = seen.get(run + "-" + i);
+                if (at != null) {
+                    delivered += i >= warmup ? 1 : 0;
+                    lastSeen = Math.max(lastSeen, at);
+                }
+                if (i >= warmup) {
+                    if (at == null) {
+                        latencies.error();
+                    } else {
+                        latencies.recordNanos(at - committed[i]);
+                    }
+                }
+            }
+            return new Result(rate, relay.name(), total - warmup, delivered, latencies, Duration.ofNanos(lastSeen - lastCommit));
+        } finally {
+            writers.shutdownNow();
+            writers.awaitTermination(10, TimeUnit.SECONDS);
+            running.set(false);
+            reader.join();
+            if (poller != null) {
+                poller.join();
+            }
+            for (PreparedStatement statement : opened) {
+                statement.getConnection().close();
+            }
+            try (Connection connection = stack.postgres().connect(DATABASE); Statement statement = connection.createStatement()) {
+                statement.execute("truncate relay_outbox");
+            }
+        }
+    }
+
+    /** Each writer's own connection and statement, autocommit: one transaction per event. */
+    private static PreparedStatement statementOf(Devstack stack, Relay relay, ThreadLocal<PreparedStatement> insert,
+            List<PreparedStatement> opened) throws SQLException {
+        PreparedStatement statement = insert.get();
+        if (statement == null) {
+            Connection connection = stack.postgres().connect(DATABASE);
+            // the outbox row as OutboxWriter writes it (a trigger deletes it in the same statement); the polled table plain
+            statement = connection.prepareStatement(relay.polling()
+                    ? "insert into relay_outbox (aggregate_id, payload) values (?, ?)"
+                    : "insert into outbox_event (id, aggregatetype, aggregateid, type, \"timestamp\", payload, schema_version, sequence) "
+                            + "values (gen_random_uuid(), 'relay_bench', ?, 'RelayBenchmarked', now(), cast(? as jsonb), 1, 1)");
+            insert.set(statement);
+            synchronized (opened) {
+                opened.add(statement);
+            }
+        }
+        return statement;
+    }
+
+    /** One worker, as the seed has it: each interval a batch taken with its row locks, sent, deleted, committed. */
+    private static Thread poller(Devstack stack, Relay relay, AtomicBoolean running) {
+        Properties config = new Properties();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers());
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        Thread thread = new Thread(() -> {
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
+                 Connection connection = stack.postgres().connect(DATABASE);
+                 PreparedStatement take = connection.prepareStatement(
+                         "select id, aggregate_id, payload from relay_outbox order by id limit ? for update skip locked");
+                 PreparedStatement delete = connection.prepareStatement("delete from relay_outbox where id = any(?)")) {
+                connection.setAutoCommit(false);
+                take.setInt(1, relay.batch());
+                while (running.get()) {
+                    List<Long> ids = new ArrayList<>();
+                    List<Future<?>> sends = new ArrayList<>();
+                    try (ResultSet rows = take.executeQuery()) {
+                        while (rows.next()) {
+                            ids.add(rows.getLong(1));
+                            sends.add(producer.send(new ProducerRecord<>(relay.topic(), rows.getString(2), rows.getString(3))));
+                        }
+                    }
+                    for (Future<?> send : sends) {
+                        send.get();
+                    }
+                    delete.setArray(1, connection.createArrayOf("bigint", ids.toArray()));
+                    delete.executeUpdate();
+                    connection.commit();
+                    Thread.sleep(relay.interval().toMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                throw new IllegalStateException("the polling relay failed", e);
+            }
+        }, "bench-poller");
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+
+    /** Reads the topic from its end (no group); records when each key of this run is first seen. */
+    private static Thread reader(Devstack stack, String topic, String run, Map<String, Long> seen, AtomicBoolean running)
+            throws InterruptedException {
+        Properties config = new Properties();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers());
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
+        CountDownLatch positioned = new CountDownLatch(1);
+        Thread thread = new Thread(() -> {
+            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+                List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                        .map(p -> new TopicPartition(topic, p.partition())).toList();
+                consumer.assign(partitions);
+                consumer.seekToEnd(partitions);
+                partitions.forEach(consumer::position);
+                positioned.countDown();
+                while (running.get()) {
+                    consumer.poll(Duration.ofMillis(20)).forEach(record -> {
+                        if (record.key() != null && record.key().startsWith(run)) {
+                            seen.putIfAbsent(record.key(), System.nanoTime());
+                        }
+                    });
+                }
+            }
+        }, "bench-reader-" + topic);
+        thread.setDaemon(true);
+        thread.start();
+        if (!positioned.await(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("reader of " + topic + " not positioned within 30 s");
+        }
+        return thread;
+    }
+}
