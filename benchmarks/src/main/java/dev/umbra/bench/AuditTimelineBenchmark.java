@@ -4,8 +4,6 @@ import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.LocalSystem;
 import dev.umbra.testing.Tokens;
 import io.vertx.core.http.HttpMethod;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;

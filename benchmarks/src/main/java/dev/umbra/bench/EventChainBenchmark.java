@@ -7,8 +7,6 @@ import dev.umbra.events.Topics;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.vertx.core.http.HttpMethod;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,17 +15,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Load driver, not a test: it asserts nothing about speed. Installs guilds through guild-service,
@@ -87,8 +79,8 @@ class EventChainBenchmark {
         Map<String, Long> botInstalledSeen = new ConcurrentHashMap<>();
         Map<String, Long> licenseGrantedSeen = new ConcurrentHashMap<>();
         AtomicBoolean running = new AtomicBoolean(true);
-        Thread guildReader = reader(stack, Topics.of(Aggregates.GUILD), botInstalledSeen, running, true);
-        Thread licenseReader = reader(stack, Topics.of(Aggregates.LICENSE), licenseGrantedSeen, running, false);
+        Thread guildReader = TopicReader.start(stack, Topics.of(Aggregates.GUILD), ConsumerRecord::key, botInstalledSeen, running);
+        Thread licenseReader = TopicReader.start(stack, Topics.of(Aggregates.LICENSE), r -> guildIdOf(r.value()), licenseGrantedSeen, running);
         try {
             String token = Tokens.bot();
             Latencies http = new Latencies();
@@ -144,41 +136,6 @@ class EventChainBenchmark {
             }
         }
         return latencies;
-    }
-
-    /** Reads {@code topic} from its end on every partition (no group: no rebalance to wait for); returns once it is positioned. */
-    private static Thread reader(Devstack stack, String topic, Map<String, Long> seen, AtomicBoolean running, boolean byKey)
-            throws InterruptedException {
-        Properties config = new Properties();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers());
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
-        CountDownLatch positioned = new CountDownLatch(1);
-        Thread thread = new Thread(() -> {
-            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-                List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                        .map(p -> new TopicPartition(topic, p.partition())).toList();
-                consumer.assign(partitions);
-                consumer.seekToEnd(partitions);
-                partitions.forEach(consumer::position);
-                positioned.countDown();
-                while (running.get()) {
-                    consumer.poll(Duration.ofMillis(20)).forEach(record -> {
-                        long now = System.nanoTime();
-                        String guildId = byKey ? record.key() : guildIdOf(record.value());
-                        if (guildId != null) {
-                            seen.putIfAbsent(guildId, now);
-                        }
-                    });
-                }
-            }
-        }, "bench-" + topic);
-        thread.setDaemon(true);
-        thread.start();
-        if (!positioned.await(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("reader of " + topic + " not positioned within 30 s");
-        }
-        return thread;
     }
 
     private static String guildIdOf(String json) {

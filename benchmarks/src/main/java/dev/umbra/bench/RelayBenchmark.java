@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -25,14 +24,10 @@ import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -129,7 +124,7 @@ final class RelayBenchmark {
         long[] committed = new long[total];
         Map<String, Long> seen = new ConcurrentHashMap<>();
         AtomicBoolean running = new AtomicBoolean(true);
-        Thread reader = reader(stack, relay.topic(), run, seen, running);
+        Thread reader = TopicReader.start(stack, relay.topic(), r -> r.key() != null && r.key().startsWith(run) ? r.key() : null, seen, running);
         Thread poller = relay.polling() ? poller(stack, relay, running) : null;
         ExecutorService writers = Executors.newFixedThreadPool(WRITERS);
         ThreadLocal<PreparedStatement> insert = new ThreadLocal<>();
@@ -256,39 +251,6 @@ final class RelayBenchmark {
         }, "bench-poller");
         thread.setDaemon(true);
         thread.start();
-        return thread;
-    }
-
-    /** Reads the topic from its end (no group); records when each key of this run is first seen. */
-    private static Thread reader(Devstack stack, String topic, String run, Map<String, Long> seen, AtomicBoolean running)
-            throws InterruptedException {
-        Properties config = new Properties();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers());
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 5);
-        CountDownLatch positioned = new CountDownLatch(1);
-        Thread thread = new Thread(() -> {
-            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-                List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                        .map(p -> new TopicPartition(topic, p.partition())).toList();
-                consumer.assign(partitions);
-                consumer.seekToEnd(partitions);
-                partitions.forEach(consumer::position);
-                positioned.countDown();
-                while (running.get()) {
-                    consumer.poll(Duration.ofMillis(20)).forEach(record -> {
-                        if (record.key() != null && record.key().startsWith(run)) {
-                            seen.putIfAbsent(record.key(), System.nanoTime());
-                        }
-                    });
-                }
-            }
-        }, "bench-reader-" + topic);
-        thread.setDaemon(true);
-        thread.start();
-        if (!positioned.await(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("reader of " + topic + " not positioned within 30 s");
-        }
         return thread;
     }
 }
