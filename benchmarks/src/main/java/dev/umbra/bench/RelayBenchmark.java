@@ -1,7 +1,9 @@
 package dev.umbra.bench;
 
 import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.KafkaConnectWorker;
 import dev.umbra.devstack.LocalSystem;
+import dev.umbra.devstack.ServiceRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -35,7 +37,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * the same open-loop rate by four writers into guild-service's database, reach Kafka
  * <ul>
  * <li>through the outbox as the services use it: an {@code outbox_event} row (aggregate type {@code relay_bench}),
- * read from the write-ahead log by guild's Debezium connector and routed to {@code umbra.relay_bench};</li>
+ * read from the write-ahead log by guild's Debezium connector and routed to {@code umbra.relay_bench} — with the
+ * connector's {@code poll.interval.ms} of production (10 ms) and of devstack (100 ms);</li>
  * <li>through a polling relay as seed 000 describes it: one worker that every interval takes up to a batch of rows of
  * a plain table {@code FOR UPDATE SKIP LOCKED}, sends them (acks=all), deletes them and commits — with the seed's
  * settings (every 2 s, 50 rows) and tuned (every 10 ms, 500 rows).</li>
@@ -51,16 +54,18 @@ final class RelayBenchmark {
     private static final String POLLED_TOPIC = "bench.relay";
     private static final String OUTBOX_TOPIC = "umbra.relay_bench";
 
-    private record Relay(String name, String topic, Duration interval, int batch) {
+    /** A polling relay (interval and batch), or our outbox with the connector's {@code poll.interval.ms}. */
+    private record Relay(String name, String topic, Duration interval, int batch, String connectorPollMs) {
         boolean polling() {
             return interval != null;
         }
     }
 
     private static final List<Relay> RELAYS = List.of(
-            new Relay("outbox → Debezium (ours)", OUTBOX_TOPIC, null, 0),
-            new Relay("polling relay, tuned: every 10 ms, 500 rows", POLLED_TOPIC, Duration.ofMillis(10), 500),
-            new Relay("polling relay, seed 000: every 2 s, 50 rows", POLLED_TOPIC, Duration.ofSeconds(2), 50));
+            new Relay("outbox → Debezium (ours), connector polls 10 ms (deploy/connectors)", OUTBOX_TOPIC, null, 0, "10"),
+            new Relay("outbox → Debezium (ours), connector polls 100 ms (devstack)", OUTBOX_TOPIC, null, 0, "100"),
+            new Relay("polling relay, tuned: every 10 ms, 500 rows", POLLED_TOPIC, Duration.ofMillis(10), 500, null),
+            new Relay("polling relay, seed 000: every 2 s, 50 rows", POLLED_TOPIC, Duration.ofSeconds(2), 50, null));
 
     record Result(int rate, String relay, int written, int delivered, Latencies latencies, Duration lastAfterLastCommit) {
         String row() {
@@ -120,6 +125,11 @@ final class RelayBenchmark {
     private static Result measure(Devstack stack, Relay relay, int rate, int seconds, Duration patience) throws Exception {
         int warmup = rate;
         int total = warmup + rate * seconds;
+        if (!relay.polling()) {
+            System.setProperty(KafkaConnectWorker.POLL_INTERVAL_PROPERTY, relay.connectorPollMs());
+            stack.connect().register(ServiceRegistry.named("guild"), stack.postgres(), DATABASE);
+            Thread.sleep(3000); // the task restarts with the new setting
+        }
         String run = UUID.randomUUID().toString().substring(0, 8);
         long[] committed = new long[total];
         Map<String, Long> seen = new ConcurrentHashMap<>();

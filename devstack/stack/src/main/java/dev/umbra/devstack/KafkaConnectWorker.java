@@ -24,6 +24,10 @@ public final class KafkaConnectWorker implements AutoCloseable {
     private final int port;
     private final Path workDir;
     private final Path config;
+    /** Overrides the local poll interval of the outbox connectors registered from then on (the benchmarks compare). */
+    public static final String POLL_INTERVAL_PROPERTY = "umbra.devstack.connector-poll-interval-ms";
+    static final String LOCAL_POLL_INTERVAL_MS = "100";
+
     private final List<String> jvmOptions;
     private final Set<String> connectors = ConcurrentHashMap.newKeySet();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -95,9 +99,10 @@ public final class KafkaConnectWorker implements AutoCloseable {
                 postgres.user(), postgres.password()));
         // Locally a heartbeat a second: an idle database's slot visibly moves within a test's patience.
         config.put("heartbeat.interval.ms", "1000");
-        // The build's stacks idle most of their life on two cores shared with everything else: it sets 100 ms there
-        // (a quarter of the idle CPU, an event up to 0.1 s later); run-local and the benchmarks keep production's.
-        config.put("poll.interval.ms", System.getProperty("umbra.devstack.connector-poll-interval-ms", OutboxConnectors.POLL_INTERVAL_MS));
+        // Locally 100 ms, not production's 10: on a machine that runs everything, the five connectors looking at their
+        // slots every 10 ms took ~38 % of a core from the services (./bench got slower as a whole: HTTP p50 at 100
+        // installs/s 7 → 32 ms), for an event that reaches Kafka up to 0.1 s later. ./bench relay measures both.
+        config.put("poll.interval.ms", System.getProperty(POLL_INTERVAL_PROPERTY, LOCAL_POLL_INTERVAL_MS));
         HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + name + "/config"))
                 .header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(json(config))));
