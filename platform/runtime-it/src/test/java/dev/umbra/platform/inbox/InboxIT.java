@@ -201,12 +201,10 @@ class InboxIT {
 
     @Test
     void aChannelNamedAfterAnAggregateReadsItsTopicInTheGroupOfThisServiceAndTopic() {
-        // license-events is set to three consumers, subscription-events keeps the rule's one: both read by one method,
-        // each channel in a pipeline of its own
         for (String aggregate : List.of("license", "subscription")) {
             String channel = EventChannels.of(aggregate);
             List<String> copies = kafka.getConsumerChannels().stream().filter(c -> c.equals(channel) || c.startsWith(channel + "$")).toList();
-            assertThat(copies).hasSize(aggregate.equals("license") ? 3 : 1);
+            assertThat(copies).as("one consumer per channel: the rule's concurrency").hasSize(1);
             for (String copy : copies) {
                 var reader = kafka.<String, byte[]>getConsumers(copy).get(0);
                 assertThat(reader.configuration().get("group.id")).isEqualTo("inbox-test." + Topics.of(aggregate));
@@ -215,6 +213,36 @@ class InboxIT {
                         .containsExactly(Topics.of(aggregate));
             }
         }
+    }
+
+    /**
+     * ReadModelConsumer reads both channels with one method, and both keep the rule's concurrency of 1: each still has
+     * a pipeline of its own, so a subscription event that cannot be claimed (another transaction holds its claim)
+     * holds up its channel only, never the license channel.
+     */
+    @Test
+    void aWaitingChannelOfAMethodThatReadsTwoHoldsUpOnlyItself() throws Exception {
+        UUID stuck = UUID.randomUUID();
+        double failuresBefore = failures(ReadModelConsumer.NAME);
+        try (AutoCloseable claimHeldElsewhere = DB.holding("insert into processed_event (consumer, event_id, event_type, aggregate_type, "
+                + "aggregate_id) values (?, ?::uuid, 'SubscriptionStarted', 'subscription', 'held')", ReadModelConsumer.NAME, stuck.toString())) {
+            KafkaProbe.produceAll(List.of(ReadModelEvents.onPartition(0,
+                    new SubscriptionStarted(UUID.randomUUID(), guild("00"), "PRO", Instant.now()), stuck, 1)));
+            // its claim waits for the other transaction: the attempt times out and is tried again, the channel waits
+            await().atMost(PATIENCE).until(() -> failures(ReadModelConsumer.NAME) > failuresBefore);
+
+            List<UUID> licenseEvents = new ArrayList<>();
+            List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+            for (int partition = 0; partition < TestEvents.PARTITIONS; partition++) {
+                records.add(ReadModelEvents.onPartition(partition, new LicenseGranted(UUID.randomUUID(), guild("00"), "PRO"), id(licenseEvents), 1));
+            }
+            KafkaProbe.produceAll(records);
+            await().atMost(Duration.ofSeconds(30)).until(() -> ReadModelEvents.claims(DB, licenseEvents) == licenseEvents.size());
+        }
+    }
+
+    private static double failures(String consumer) {
+        return orZero(Metrics.scrape().sum("umbra_inbox_failures_total", "consumer=\"" + consumer + "\""));
     }
 
     private static UUID id(List<UUID> eventIds) {
