@@ -99,17 +99,20 @@ public final class KafkaConnectWorker implements AutoCloseable {
                 postgres.user(), postgres.password()));
         // Locally a heartbeat a second: an idle database's slot visibly moves within a test's patience.
         config.put("heartbeat.interval.ms", "1000");
-        // Locally 100 ms, not production's 10: on a machine that runs everything, the five connectors looking at their
+        // Locally 100 ms, not production's 10: on a machine that runs everything, the four connectors looking at their
         // slots every 10 ms took ~38 % of a core from the services (./bench got slower as a whole: HTTP p50 at 100
         // installs/s 7 → 32 ms), for an event that reaches Kafka up to 0.1 s later. ./bench relay measures both.
-        config.put("poll.interval.ms", System.getProperty(POLL_INTERVAL_PROPERTY, LOCAL_POLL_INTERVAL_MS));
+        String pollInterval = System.getProperty(POLL_INTERVAL_PROPERTY, LOCAL_POLL_INTERVAL_MS);
+        config.put("poll.interval.ms", pollInterval);
         HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + name + "/config"))
                 .header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(json(config))));
         if (response.statusCode() / 100 != 2) {
             throw new IllegalStateException("Connect refused connector " + name + ": " + response.statusCode() + " " + response.body());
         }
-        Await.until("connector " + name, Duration.ofSeconds(60), process, () -> running(name));
+        // an update restarts the task: until then the old one still answers RUNNING
+        Await.until("connector " + name, Duration.ofSeconds(60), process,
+                () -> running(name) && taskConfigured(name, "poll.interval.ms", pollInterval));
         connectors.add(name);
         return name;
     }
@@ -136,6 +139,19 @@ public final class KafkaConnectWorker implements AutoCloseable {
     public void delete(String connector) {
         connectors.remove(connector);
         send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + connector)).DELETE());
+    }
+
+    private boolean taskConfigured(String connector, String key, String value) {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(url() + "/connectors/" + connector + "/tasks")).GET());
+        if (response.statusCode() != 200) {
+            return false;
+        }
+        try {
+            JsonNode tasks = JSON.readTree(response.body());
+            return !tasks.isEmpty() && value.equals(tasks.get(0).path("config").path(key).asText());
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private boolean running(String connector) {

@@ -94,8 +94,8 @@ public final class OutboxConnectors {
         config.put("table.include.list", "public.outbox_event");
         config.put("snapshot.mode", "no_data");
         // Whenever the slot has nothing pending the task sleeps this long, so below saturation nearly every event
-        // waits for it: measured (./bench relay, docs/benchmarks.md) commit → Kafka p50/p99 18/33 ms with 10 ms and
-        // 107/194 ms with 100 ms at 100 events/s. The price is idle CPU: five connectors at 10 ms kept Connect at
+        // waits for it: measured (./bench relay, docs/benchmarks.md) commit → Kafka p50/p99 18/32 ms with 10 ms and
+        // 107/196 ms with 100 ms at 100 events/s. The price is idle CPU: four connectors at 10 ms kept Connect at
         // ~38 % of a core doing nothing, at 100 ms ~9 %: latency first on Connect's own nodes; devstack, where
         // Connect shares the cores with everything, trades it back (KafkaConnectWorker).
         config.put("poll.interval.ms", POLL_INTERVAL_MS);

@@ -37,9 +37,18 @@ public final class Database {
 
     /**
      * Runs {@code sql} (say a {@code select … for update}) in a transaction that stays open, holding its
-     * locks, until the returned handle is closed.
+     * locks, until the returned handle is closed, which commits it.
      */
     public AutoCloseable holding(String sql, Object... parameters) {
+        return held(sql, true, parameters);
+    }
+
+    /** As {@link #holding}, but closing the handle rolls the transaction back: what it wrote never was. */
+    public AutoCloseable holdingUncommitted(String sql, Object... parameters) {
+        return held(sql, false, parameters);
+    }
+
+    private AutoCloseable held(String sql, boolean commit, Object... parameters) {
         try {
             Connection connection = Devstack.shared().postgres().connect(name);
             connection.setAutoCommit(false);
@@ -49,7 +58,11 @@ public final class Database {
             }
             return () -> {
                 try (connection) {
-                    connection.commit();
+                    if (commit) {
+                        connection.commit();
+                    } else {
+                        connection.rollback();
+                    }
                 }
             };
         } catch (SQLException e) {

@@ -218,18 +218,20 @@ class InboxIT {
     /**
      * ReadModelConsumer reads both channels with one method, and both keep the rule's concurrency of 1: each still has
      * a pipeline of its own, so a subscription event that cannot be claimed (another transaction holds its claim)
-     * holds up its channel only, never the license channel.
+     * holds up its channel only, never the license channel; once the claim is let go, it is applied.
      */
     @Test
     void aWaitingChannelOfAMethodThatReadsTwoHoldsUpOnlyItself() throws Exception {
         UUID stuck = UUID.randomUUID();
-        double failuresBefore = failures(ReadModelConsumer.NAME);
-        try (AutoCloseable claimHeldElsewhere = DB.holding("insert into processed_event (consumer, event_id, event_type, aggregate_type, "
+        UUID subscription = UUID.randomUUID();
+        String guildId = guild("00");
+        double failuresBefore = waitsOfSubscriptionStarted();
+        try (AutoCloseable claimHeldElsewhere = DB.holdingUncommitted("insert into processed_event (consumer, event_id, event_type, aggregate_type, "
                 + "aggregate_id) values (?, ?::uuid, 'SubscriptionStarted', 'subscription', 'held')", ReadModelConsumer.NAME, stuck.toString())) {
             KafkaProbe.produceAll(List.of(ReadModelEvents.onPartition(0,
-                    new SubscriptionStarted(UUID.randomUUID(), guild("00"), "PRO", Instant.now()), stuck, 1)));
-            // its claim waits for the other transaction: the attempt times out and is tried again, the channel waits
-            await().atMost(PATIENCE).until(() -> failures(ReadModelConsumer.NAME) > failuresBefore);
+                    new SubscriptionStarted(subscription, guildId, "PRO", Instant.now()), stuck, 1)));
+            // its claim waits for the other transaction until the statement timeout cancels it (transient: tried again)
+            await().atMost(PATIENCE).until(() -> waitsOfSubscriptionStarted() > failuresBefore);
 
             List<UUID> licenseEvents = new ArrayList<>();
             List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
@@ -239,10 +241,12 @@ class InboxIT {
             KafkaProbe.produceAll(records);
             await().atMost(Duration.ofSeconds(30)).until(() -> ReadModelEvents.claims(DB, licenseEvents) == licenseEvents.size());
         }
+        await().atMost(PATIENCE).until(() -> ReadModelEvents.mappings(DB, "subscription", subscription.toString(), guildId) == 1);
     }
 
-    private static double failures(String consumer) {
-        return orZero(Metrics.scrape().sum("umbra_inbox_failures_total", "consumer=\"" + consumer + "\""));
+    private static double waitsOfSubscriptionStarted() {
+        return orZero(Metrics.scrape().sum("umbra_inbox_failures_total", "consumer=\"" + ReadModelConsumer.NAME + "\"",
+                "event_type=\"SubscriptionStarted\"", "fault=\"transient\""));
     }
 
     private static UUID id(List<UUID> eventIds) {
