@@ -40,8 +40,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <li>through the outbox as the services use it: an {@code outbox_event} row (aggregate type {@code relay_bench}),
  * read from the write-ahead log by guild's Debezium connector and routed to {@code umbra.relay_bench} — with the
  * connector's {@code poll.interval.ms} of production (10 ms) and of devstack (100 ms);</li>
- * <li>through a polling relay as seed 000 describes it: one worker that every interval takes up to a batch of rows of
- * a plain table {@code FOR UPDATE SKIP LOCKED}, sends them (acks=all), deletes them and commits — with the seed's
+ * <li>through a polling relay as a team first writes one (the baseline): one worker that every interval takes up
+ * to a batch of rows of a plain table {@code FOR UPDATE SKIP LOCKED}, sends them (acks=all), deletes them and commits — with the baseline's
  * settings (every 2 s, 50 rows) and tuned (every 10 ms, 500 rows).</li>
  * </ul>
  * Latency: the writer's commit returned → the record read from its topic (a reader with a 5 ms fetch wait, the same
@@ -66,7 +66,7 @@ final class RelayBenchmark {
             new Relay("outbox → Debezium (ours), connector polls 10 ms (deploy/connectors)", OUTBOX_TOPIC, null, 0, "10"),
             new Relay("outbox → Debezium (ours), connector polls 100 ms (devstack)", OUTBOX_TOPIC, null, 0, "100"),
             new Relay("polling relay, tuned: every 10 ms, 500 rows", POLLED_TOPIC, Duration.ofMillis(10), 500, null),
-            new Relay("polling relay, seed 000: every 2 s, 50 rows", POLLED_TOPIC, Duration.ofSeconds(2), 50, null));
+            new Relay("polling relay, baseline: every 2 s, 50 rows", POLLED_TOPIC, Duration.ofSeconds(2), 50, null));
 
     /**
      * Events never read within the patience count at the patience's end: their percentiles are then lower bounds (≥).
@@ -249,7 +249,7 @@ final class RelayBenchmark {
         return statement;
     }
 
-    /** One worker, as the seed has it: each interval a batch taken with its row locks, sent, deleted, committed. */
+    /** One worker, as the baseline has it: each interval a batch taken with its row locks, sent, deleted, committed. */
     private static Thread poller(Devstack stack, Relay relay, AtomicBoolean running, AtomicReference<Exception> failure) {
         Properties config = new Properties();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers());
