@@ -14,8 +14,6 @@ import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
-import io.restassured.specification.RequestSpecification;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Who may call at all: every refusal is problem+json, and a refused write stores nothing. */
@@ -28,15 +26,7 @@ class AccessIT {
 
     @Test
     void everyUnacceptableTokenIsA401ProblemAndStoresNothing() {
-        Map<String, RequestSpecification> refused = Map.of(
-                "no token", given(),
-                "expired", given().auth().oauth2(Tokens.expiredBot()),
-                "badly signed", given().auth().oauth2(Tokens.forgedBot()),
-                "no audience", given().auth().oauth2(Tokens.botFor(null)),
-                "another audience", given().auth().oauth2(Tokens.botFor("billing-portal")),
-                "lives too long", given().auth().oauth2(Tokens.longLivedBot()),
-                "not a JWT", given().auth().oauth2("not-a-token"));
-        refused.forEach((why, request) -> {
+        Tokens.unacceptable().forEach((why, request) -> {
             String guildId = Snowflakes.random();
             request.contentType(ContentType.JSON).body("{\"installerUserId\":\"" + Snowflakes.random() + "\"}")
                     .when().post("/guilds/{id}/installation", guildId)

@@ -1,12 +1,16 @@
 package dev.umbra.testing;
 
+import static io.restassured.RestAssured.given;
+
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.JwtKeys;
+import io.restassured.specification.RequestSpecification;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,6 +54,19 @@ public final class Tokens {
     }
 
     /** A bot token whose lifetime ended a minute ago. */
+    /** Requests carrying a token a service must refuse with 401, by what is wrong with it: fresh ones at each call. */
+    public static Map<String, RequestSpecification> unacceptable() {
+        Map<String, RequestSpecification> refused = new LinkedHashMap<>();
+        refused.put("no token", given());
+        refused.put("expired", given().auth().oauth2(expiredBot()));
+        refused.put("badly signed", given().auth().oauth2(forgedBot()));
+        refused.put("no audience", given().auth().oauth2(botFor(null)));
+        refused.put("another audience", given().auth().oauth2(botFor("billing-portal")));
+        refused.put("lives too long", given().auth().oauth2(longLivedBot()));
+        refused.put("not a JWT", given().auth().oauth2("not-a-token"));
+        return refused;
+    }
+
     public static String expiredBot() {
         Instant now = Instant.now();
         return Devstack.shared().jwt().mint("discord-bot", List.of("bot"), JwtKeys.AUDIENCE, now.minus(LIFETIME), now.minusSeconds(60));

@@ -17,11 +17,9 @@ import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.specification.RequestSpecification;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -42,14 +40,7 @@ class LicenseAccessIT {
 
     @Test
     void everyUnacceptableTokenIsA401Problem() {
-        Map<String, RequestSpecification> refused = Map.of(
-                "no token", given(),
-                "expired", given().auth().oauth2(Tokens.expiredBot()),
-                "badly signed", given().auth().oauth2(Tokens.forgedBot()),
-                "no audience", given().auth().oauth2(Tokens.botFor(null)),
-                "another audience", given().auth().oauth2(Tokens.botFor("billing-portal")),
-                "lives too long", given().auth().oauth2(Tokens.longLivedBot()));
-        refused.forEach((why, request) -> request.when().get("/guilds/{id}/entitlements", Snowflakes.random())
+        Tokens.unacceptable().forEach((why, request) -> request.when().get("/guilds/{id}/entitlements", Snowflakes.random())
                 .then().statusCode(401).contentType("application/problem+json").header("WWW-Authenticate", "Bearer")
                 .body("status", equalTo(401)));
     }
