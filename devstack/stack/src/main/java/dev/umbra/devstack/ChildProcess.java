@@ -35,6 +35,7 @@ final class ChildProcess implements AutoCloseable {
         builder.environment().putAll(env);
         try {
             Process process = builder.start();
+            ClassArchive.publishOnExit(process, command);
             RUNNING.add(process);
             process.onExit().thenAccept(RUNNING::remove);
             return new ChildProcess(name, process, log);
@@ -64,6 +65,7 @@ final class ChildProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
+        command.addAll(ClassArchive.options(mainClass, classpath));
         command.add("-cp");
         command.add(classpath);
         command.add(mainClass);
