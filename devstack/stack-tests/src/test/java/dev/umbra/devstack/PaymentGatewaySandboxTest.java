@@ -217,6 +217,30 @@ class PaymentGatewaySandboxTest {
     }
 
     @Test
+    void aLatencyProfileHoldsEveryAnswerBackUntilRecovered() throws Exception {
+        String billingKey = issueBillingKey("customer-9");
+        sandbox.respondAfter(Duration.ofMillis(400), Duration.ofMillis(401));
+        long started = System.nanoTime();
+        assertThat(charge(billingKey, "customer-9", "order-slow", "slow", 700).statusCode()).isEqualTo(200);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(Duration.ofMillis(300));
+
+        sandbox.respondAfter(Duration.ofSeconds(60), Duration.ofSeconds(60));
+        sandbox.recover();
+        HttpRequest quick = chargeRequest(billingKey, "customer-9", "order-quick", "quick", 700).timeout(Duration.ofSeconds(20)).build();
+        assertThat(http.send(quick, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aLatencyProfileIsLogNormalWithTheGivenMedianAndNinetyNinthPercentile() {
+        PaymentGatewaySandbox.Latency seeds = new PaymentGatewaySandbox.Latency(Duration.ofMillis(200), Duration.ofMillis(700));
+        assertThat(seeds.draw(0)).isEqualTo(Duration.ofMillis(200));
+        assertThat(seeds.draw(2.3263).toMillis()).isEqualTo(700);
+        assertThat(seeds.draw(-2.3263).toMillis()).isEqualTo(57);
+        assertThatThrownBy(() -> new PaymentGatewaySandbox.Latency(Duration.ofMillis(200), Duration.ofMillis(100)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void refusesOrDropsConnectionsUntilRecovered() throws Exception {
         URI gateway = URI.create(sandbox.url());
         post("/sandbox/faults", "{\"mode\":\"refuse\"}", sandbox.controlUrl());

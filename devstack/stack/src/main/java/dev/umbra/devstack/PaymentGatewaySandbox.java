@@ -311,6 +311,15 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         faults.lateCallbacks.set(count);
     }
 
+    /**
+     * Until {@link #recover()}, every API call is answered after a delay drawn from a log-normal distribution
+     * with this median and 99th percentile, as a real gateway's latency spreads (benchmarks use the
+     * seed's p99 of 700 ms; a draw beyond the client's read timeout is an answer that never came in time).
+     */
+    public void respondAfter(Duration median, Duration p99) {
+        faults.latency.set(new Latency(median, p99));
+    }
+
     /** Ends every fault; payments kept pending stay so until settled. */
     public void recover() {
         faults.clear();
@@ -345,6 +354,10 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             return;
         }
         received.add(new Received(method, path, idempotencyKey, Instant.now()));
+        Latency latency = faults.latency.get();
+        if (latency != null) {
+            sleep(latency.draw(ThreadLocalRandom.current().nextGaussian()));
+        }
         if (faults.failsNow()) {
             int status = faults.httpStatus.get();
             respond(exchange, status, error(status == 429 ? "TOO_MANY_REQUESTS" : "FAILED_INTERNAL_SYSTEM_PROCESSING", "try again"));
@@ -708,6 +721,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicInteger lateCallbacks = new AtomicInteger();
         final AtomicReference<Duration> callbackDelay = new AtomicReference<>(Duration.ZERO);
         final Set<String> declinedCustomers = ConcurrentHashMap.newKeySet();
+        final AtomicReference<Latency> latency = new AtomicReference<>();
 
         boolean failsNow() {
             return take(failures) || ThreadLocalRandom.current().nextDouble() < failureRatio.get();
@@ -722,6 +736,24 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
                     .forEach(counter -> counter.set(0));
             failureRatio.set(0.0);
             declinedCustomers.clear();
+            latency.set(null);
+        }
+    }
+
+    /** A log-normal delay: {@code median · e^(σz)}, σ chosen so that z at the 99th percentile (2.326) gives {@code p99}. */
+    record Latency(Duration median, Duration p99) {
+
+        private static final double Z_99 = 2.3263;
+
+        Latency {
+            if (median.isNegative() || median.isZero() || p99.compareTo(median) < 0) {
+                throw new IllegalArgumentException("a latency wants 0 < median <= p99, not " + median + " and " + p99);
+            }
+        }
+
+        Duration draw(double standardNormal) {
+            double sigma = Math.log((double) p99.toNanos() / median.toNanos()) / Z_99;
+            return Duration.ofNanos(Math.round(median.toNanos() * Math.exp(sigma * standardNormal)));
         }
     }
 }
