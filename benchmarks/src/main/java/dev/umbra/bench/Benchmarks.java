@@ -34,6 +34,7 @@ public final class Benchmarks {
         BY_NAME.put("audit-timeline", () -> new AuditTimelineBenchmark().run());
         BY_NAME.put("appcds", () -> new AppCdsBenchmark().run());
         BY_NAME.put("relay", () -> new RelayBenchmark().run());
+        BY_NAME.put("money", () -> new MoneyPathBenchmark().run());
     }
 
     private Benchmarks() {

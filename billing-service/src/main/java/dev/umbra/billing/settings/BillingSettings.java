@@ -36,7 +36,7 @@ public interface BillingSettings {
         @WithDefault("PT1M")
         Duration scanInterval();
 
-        /** Subscriptions one scan puts on the renewal queue at most; the next scan takes the rest. */
+        /** Subscriptions a scan reads and puts on the renewal queue per transaction; a scan reads every due one, page after page. */
         @WithDefault("500")
         @Min(1)
         int scanLimit();

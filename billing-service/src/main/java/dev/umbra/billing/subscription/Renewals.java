@@ -61,13 +61,32 @@ public class Renewals implements WorkHandler {
         return queue.runOnce(this);
     }
 
-    /** Enqueues the step of every subscription whose renewal is due (at most the scan limit); returns how many were due. */
+    /** Enqueues the step of every subscription whose renewal is due; returns how many were due. */
     public Uni<Integer> scan() {
         Instant now = clock.instant();
-        return Panache.withTransaction(() -> StoredSubscription.<StoredSubscription>find(
-                        "renewalDueAt <= ?1 and status <> ?2 order by renewalDueAt", now, SubscriptionStatus.CANCELED)
-                .page(0, settings.renewals().scanLimit()).list()
-                .chain(rows -> enqueueEach(rows, now).replaceWith(rows.size())));
+        return scanPages(now, null, 0);
+    }
+
+    /**
+     * Every due subscription, a page ({@code scan-limit}) per transaction in (renewal_due_at, id) order:
+     * a due step stays due until its renewal settles, so a scan of the first page only would find the same
+     * subscriptions again while their charges are in flight (a gateway keeping payments pending, a backlog
+     * of the queue) and never reach the others.
+     */
+    private Uni<Integer> scanPages(Instant now, StoredSubscription after, int scanned) {
+        int pageSize = settings.renewals().scanLimit();
+        return Panache.withTransaction(() -> duePage(now, after, pageSize).chain(rows -> enqueueEach(rows, now).replaceWith(rows)))
+                .chain(rows -> rows.size() < pageSize ? Uni.createFrom().item(scanned + rows.size())
+                        : scanPages(now, rows.get(rows.size() - 1), scanned + rows.size()));
+    }
+
+    private static Uni<List<StoredSubscription>> duePage(Instant now, StoredSubscription after, int pageSize) {
+        if (after == null) {
+            return StoredSubscription.<StoredSubscription>find("renewalDueAt <= ?1 and status <> ?2 order by renewalDueAt, id", now,
+                    SubscriptionStatus.CANCELED).page(0, pageSize).list();
+        }
+        return StoredSubscription.<StoredSubscription>find("renewalDueAt <= ?1 and status <> ?2 and (renewalDueAt > ?3 or (renewalDueAt = ?3 and id > ?4))"
+                + " order by renewalDueAt, id", now, SubscriptionStatus.CANCELED, after.renewalDueAt, after.id).page(0, pageSize).list();
     }
 
     private Uni<Void> enqueueEach(List<StoredSubscription> rows, Instant now) {

@@ -179,6 +179,24 @@ class RenewalsIT extends PayingUserTest {
     }
 
     @Test
+    void aScanPutsEveryDueSubscriptionInLineNotOnlyItsFirstPage() throws Throwable {
+        List<UUID> subscriptions = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            subscriptions.add(active());
+        }
+        clock.advance(Duration.ofDays(32));
+
+        // pages of two (the test profile's scan-limit): a scan of the first page alone would find the same two
+        // every time while their renewals are in flight, and never the other three
+        VertxContextSupport.subscribeAndAwait(() -> renewals.scan());
+
+        assertThat(DB.count("select count(*) from work_item where queue = ? and item_key = any(string_to_array(?, ','))", Renewals.QUEUE,
+                String.join(",", subscriptions.stream().map(id -> id + ":p1:a1").toList()))).isEqualTo(5);
+        drain();
+        assertThat(subscriptions).allSatisfy(id -> assertThat(DB.text("select paid_through from subscription where id = ?", id)).isEqualTo("1"));
+    }
+
+    @Test
     void theClockControlIsForOperatorsOfTestAndLocalRunsOnly() {
         given().auth().oauth2(Tokens.admin()).when().get("/test-control/clock").then().statusCode(200).body("now", notNullValue());
         given().auth().oauth2(Tokens.admin()).contentType(ContentType.JSON).body("{\"by\":\"PT1S\"}")

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -50,7 +51,6 @@ public final class WorkQueue {
 
     private static final Logger LOG = Logger.getLogger(WorkQueue.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int CONCURRENT_TRIES = 4;
 
     private static final String ENQUEUE = """
             insert into work_item (queue, item_key, payload, due_at, ready_at, created_at)
@@ -216,15 +216,38 @@ public final class WorkQueue {
         });
     }
 
-    /** One round for {@code handler}: claim a batch (nothing while the handler is not ready), try each item, record each outcome. Returns how many were claimed. */
+    /**
+     * One round for {@code handler}: claim a batch (nothing while the handler is not ready), try up to
+     * {@code concurrency} items at once, record each outcome. Returns how many were claimed.
+     */
     public Uni<Integer> runOnce(WorkHandler handler) {
+        return round(handler).map(Round::claimed);
+    }
+
+    private Uni<Round> round(WorkHandler handler) {
         if (!handler.ready()) {
-            return Uni.createFrom().item(0);
+            return Uni.createFrom().item(new Round(0, 0));
         }
         return claim().chain(items -> Multi.createFrom().iterable(items)
-                .onItem().transformToUni(item -> tryOne(handler, item)).merge(CONCURRENT_TRIES)
+                .onItem().transformToUni(item -> tryOne(handler, item)).merge(settings.concurrency())
                 .collect().asList()
-                .replaceWith(items.size()));
+                .map(finished -> new Round(items.size(), (int) finished.stream().filter(Boolean::booleanValue).count())));
+    }
+
+    /**
+     * Rounds one after the other while the last claimed a whole batch and finished every item of it: a
+     * backlog is worked off at the speed of its tries, not one batch per poll interval. A round with an
+     * item put back (a failure, an outage, a deferral) ends it, so an item due again at once cannot spin;
+     * so does {@code stopping}, checked before each further round. Returns how many items were claimed.
+     */
+    public Uni<Integer> drain(WorkHandler handler, BooleanSupplier stopping) {
+        return round(handler).chain(round -> round.claimed() == settings.batchSize() && round.finished() == round.claimed() && !stopping.getAsBoolean()
+                ? drain(handler, stopping).map(more -> round.claimed() + more)
+                : Uni.createFrom().item(round.claimed()));
+    }
+
+    /** What a round did: items claimed, and those of them finished (done or dead) with this worker's outcome. */
+    private record Round(int claimed, int finished) {
     }
 
     private Uni<Boolean> tryOne(WorkHandler handler, WorkItem item) {
@@ -235,7 +258,7 @@ public final class WorkQueue {
                 .onFailure().recoverWithItem(error -> StorageFaults.isTransient(error)
                         ? Outcome.unavailable(error.toString(), null)
                         : Outcome.failed(error.toString()))
-                .chain(outcome -> record(item, outcome));
+                .chain(outcome -> record(item, outcome).map(accepted -> accepted && (outcome instanceof Outcome.Done || outcome instanceof Outcome.Poison)));
     }
 
     /** Refreshes the backlog and oldest-ready gauges of this queue. */

@@ -1,6 +1,7 @@
 package dev.umbra.platform.workqueue;
 
 import io.smallrye.config.ConfigMapping;
+import jakarta.validation.constraints.Min;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithDefaults;
 import io.smallrye.config.WithParentName;
@@ -24,6 +25,11 @@ public interface WorkQueueConfig {
         /** How many due items one round claims. */
         @WithDefault("20")
         int batchSize();
+
+        /** Items of one round tried at once: what bounds a queue whose tries wait on a slow far side (a gateway's 200 ms is 20/s at 4). */
+        @WithDefault("4")
+        @Min(1)
+        int concurrency();
 
         /** How long a claim lasts; past it another worker may take the item over. Longer than the slowest try. */
         @WithDefault("PT1M")

@@ -16,6 +16,10 @@ class RetryRulesTest {
                 return 20;
             }
 
+            public int concurrency() {
+                return 4;
+            }
+
             public Duration lease() {
                 return Duration.ofMinutes(1);
             }

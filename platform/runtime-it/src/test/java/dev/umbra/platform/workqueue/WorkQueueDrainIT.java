@@ -1,0 +1,110 @@
+package dev.umbra.platform.workqueue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
+import io.quarkus.hibernate.reactive.panache.Panache;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
+import io.smallrye.mutiny.Multi;
+import jakarta.inject.Inject;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A poll's drain: rounds follow each other while they claim a whole batch (5 here) and finish it, each
+ * trying at most the queue's concurrency (3) at once; a round that puts an item back ends it.
+ */
+@QuarkusTest
+@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_test"))
+class WorkQueueDrainIT {
+
+    @InjectDevstack
+    Database db;
+
+    @Inject
+    WorkQueues queues;
+
+    @Inject
+    CountingWork work;
+
+    @BeforeEach
+    void emptyQueue() {
+        db.execute("delete from work_item where queue = ?", CountingWork.QUEUE);
+        work.forget();
+    }
+
+    @Test
+    void aDrainWorksOffTheWholeBacklogInRoundsTryingAtMostTheQueuesConcurrencyAtOnce() throws Throwable {
+        List<String> keys = keys("item", 12);
+        enqueue(keys, Instant.now());
+
+        assertThat(drain()).isEqualTo(12);
+
+        assertThat(work.tried()).containsExactlyInAnyOrderElementsOf(keys);
+        assertThat(work.mostAtOnce()).isEqualTo(3);
+        assertThat(db.count("select count(*) from work_item where queue = ? and status = 'done'", CountingWork.QUEUE)).isEqualTo(12);
+    }
+
+    @Test
+    void aRoundThatPutsAnItemBackEndsTheDrainAndTheRestWaitsForTheNextPoll() throws Throwable {
+        // claimed longest due first: the refused item is in the first round
+        enqueue(List.of("refused-1"), Instant.now().minusSeconds(10));
+        enqueue(keys("item", 11), Instant.now());
+
+        assertThat(drain()).isEqualTo(5);
+
+        assertThat(work.tried()).hasSize(5).contains("refused-1");
+        assertThat(db.count("select count(*) from work_item where queue = ? and status = 'done'", CountingWork.QUEUE)).isEqualTo(4);
+        assertThat(db.count("select count(*) from work_item where queue = ? and status = 'pending' and attempts = 0", CountingWork.QUEUE))
+                .isEqualTo(7);
+        assertThat(db.count("select count(*) from work_item where queue = ? and item_key = 'refused-1' and attempts = 1 and due_at > now()",
+                CountingWork.QUEUE)).isEqualTo(1);
+    }
+
+    @Test
+    void twoWorkersDrainingTheSameBacklogAtOnceTryEachItemOnce() throws Throwable {
+        List<String> keys = keys("item", 40);
+        enqueue(keys, Instant.now());
+
+        CompletableFuture<Integer> one = CompletableFuture.supplyAsync(this::drainUnchecked);
+        CompletableFuture<Integer> other = CompletableFuture.supplyAsync(this::drainUnchecked);
+
+        assertThat(one.get() + other.get()).isEqualTo(40);
+        assertThat(work.tried()).containsExactlyInAnyOrderElementsOf(keys);
+        assertThat(db.count("select count(*) from work_item where queue = ? and status = 'done'", CountingWork.QUEUE)).isEqualTo(40);
+    }
+
+    private int drain() throws Throwable {
+        WorkQueue queue = queues.queue(CountingWork.QUEUE);
+        return VertxContextSupport.subscribeAndAwait(() -> queue.drain(work, () -> false));
+    }
+
+    private int drainUnchecked() {
+        try {
+            return drain();
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void enqueue(List<String> keys, Instant dueAt) throws Throwable {
+        WorkQueue queue = queues.queue(CountingWork.QUEUE);
+        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> Multi.createFrom().iterable(keys)
+                .onItem().transformToUniAndConcatenate(key -> queue.enqueue(key, JsonNodeFactory.instance.objectNode(), dueAt))
+                .collect().last()));
+    }
+
+    private static List<String> keys(String prefix, int count) {
+        return IntStream.range(0, count).mapToObj(i -> prefix + "-" + i).toList();
+    }
+}
