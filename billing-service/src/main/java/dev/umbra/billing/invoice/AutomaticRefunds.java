@@ -83,7 +83,7 @@ public class AutomaticRefunds extends GatewayJob {
 
     @Override
     public Uni<PagedRun.Summary<Result>> run() {
-        return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(tried.toArray(UUID[]::new), settings.pageSize()))
+        return over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(tried.toArray(UUID[]::new), settings.pageSize()))
                 .map(rows -> {
                     List<Candidate> candidates = new ArrayList<>();
                     for (Row row : rows) {

@@ -76,7 +76,7 @@ public class RefundReconciliation extends GatewayJob {
     @Override
     public Uni<PagedRun.Summary<Result>> run() {
         OffsetDateTime settleBefore = clock.instant().minus(settings.settleAfter()).atOffset(ZoneOffset.UTC);
-        return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),
+        return over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),
                 settings.pageSize())).map(rows -> {
                     List<Candidate> candidates = new ArrayList<>();
                     for (Row row : rows) {

@@ -2,10 +2,16 @@ package dev.umbra.billing.payment;
 
 import dev.umbra.billing.gateway.GatewayGuard;
 import dev.umbra.platform.workqueue.Outcome;
+import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
 import io.smallrye.mutiny.Uni;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * A recurring job that settles with the payment gateway what billing could not settle at once (payments
@@ -33,7 +39,16 @@ public abstract class GatewayJob implements RecurringWork {
     }
 
     /** One run, whoever holds the lease (the work queue calls it; tests call it to play two replicas whose runs overlap). */
-    public abstract Uni<?> run();
+    public abstract Uni<? extends PagedRun.Summary<?>> run();
+
+    /**
+     * A run over the candidates {@code page} reads, {@code billing.reconciliation.concurrency} at once, halted
+     * when the look-up circuit opens: the candidates not reached wait for it to close, not for the next interval.
+     */
+    protected <C, R extends Enum<R>> Uni<PagedRun.Summary<R>> over(Class<R> resultType, Function<Set<UUID>, Uni<List<C>>> page,
+            Function<C, UUID> id, Function<C, Uni<R>> handle) {
+        return PagedRun.over(resultType, settings.concurrency(), lookups::circuitOpen, page, id, handle);
+    }
 
     @Override
     public String queue() {
@@ -45,8 +60,12 @@ public abstract class GatewayJob implements RecurringWork {
         return !lookups.circuitOpen();
     }
 
+    /** The next run one interval on; at once (the queue claims nothing while the circuit is open) after a run the open circuit halted. */
     @Override
     public Uni<Outcome> handle(WorkItem item) {
-        return RecurringWork.nextRunAt(clock.instant().plus(settings.interval()), run());
+        Instant next = clock.instant().plus(settings.interval());
+        return run().map(summary -> summary.halted() ? Outcome.deferred("halted by the open look-up circuit", clock.instant())
+                        : Outcome.deferred("next run", next))
+                .onFailure().recoverWithItem(error -> Outcome.unavailable("run failed: " + error, next));
     }
 }

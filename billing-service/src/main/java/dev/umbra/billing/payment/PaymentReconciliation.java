@@ -85,7 +85,7 @@ public class PaymentReconciliation extends GatewayJob {
     public Uni<PagedRun.Summary<Result>> run() {
         OffsetDateTime settleBefore = utc(clock.instant().minus(settings.settleAfter()));
         int[] examined = {0};
-        return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),
+        return over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),
                         settings.pageSize())).map(rows -> {
                     List<Candidate> candidates = new ArrayList<>();
                     for (Row row : rows) {

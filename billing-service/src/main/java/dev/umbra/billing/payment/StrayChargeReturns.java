@@ -96,7 +96,7 @@ public class StrayChargeReturns extends GatewayJob {
     @Override
     public Uni<PagedRun.Summary<Result>> run() {
         OffsetDateTime started = clock.instant().atOffset(ZoneOffset.UTC);
-        return PagedRun.over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(started, tried.toArray(UUID[]::new), settings.pageSize()))
+        return over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(started, tried.toArray(UUID[]::new), settings.pageSize()))
                 .map(rows -> {
                     List<Candidate> candidates = new ArrayList<>();
                     for (Row row : rows) {

@@ -223,9 +223,16 @@ class PaymentGatewaySandboxTest {
         long started = System.nanoTime();
         assertThat(charge(billingKey, "customer-9", "order-slow", "slow", 700).statusCode()).isEqualTo(200);
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(Duration.ofMillis(300));
+        sandbox.answerLookupsAfter(Duration.ofMillis(400), Duration.ofMillis(401));
+        started = System.nanoTime();
+        assertThat(get("/v1/payments?orderId=order-slow")).hasSize(1);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(Duration.ofMillis(300));
 
         sandbox.respondAfter(Duration.ofSeconds(60), Duration.ofSeconds(60));
+        sandbox.answerLookupsAfter(Duration.ofSeconds(60), Duration.ofSeconds(60));
         sandbox.recover();
+        HttpRequest lookup = authorized(URI.create(sandbox.url() + "/v1/payments?orderId=order-slow")).timeout(Duration.ofSeconds(20)).GET().build();
+        assertThat(http.send(lookup, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
         HttpRequest quick = chargeRequest(billingKey, "customer-9", "order-quick", "quick", 700).timeout(Duration.ofSeconds(20)).build();
         assertThat(http.send(quick, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
     }

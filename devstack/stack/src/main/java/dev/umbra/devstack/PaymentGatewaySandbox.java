@@ -312,12 +312,18 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     }
 
     /**
-     * Until {@link #recover()}, every API call is answered after a delay drawn from a log-normal distribution
-     * with this median and 99th percentile, as a real gateway's latency spreads (benchmarks use the
-     * seed's p99 of 700 ms; a draw beyond the client's read timeout is an answer that never came in time).
+     * Until {@link #recover()}, every call that asks the gateway to act (issue a key, charge, cancel) is
+     * answered after a delay drawn from a log-normal distribution with this median and 99th percentile, as
+     * a real gateway's latency spreads; a draw beyond the client's read timeout is an answer that never came
+     * in time. Look-ups have their own ({@link #answerLookupsAfter}).
      */
     public void respondAfter(Duration median, Duration p99) {
         faults.latency.set(new Latency(median, p99));
+    }
+
+    /** As {@link #respondAfter}, for the look-ups of payments (GET), which gateways answer faster than the calls that act. */
+    public void answerLookupsAfter(Duration median, Duration p99) {
+        faults.lookupLatency.set(new Latency(median, p99));
     }
 
     /** Ends every fault; payments kept pending stay so until settled. */
@@ -354,7 +360,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             return;
         }
         received.add(new Received(method, path, idempotencyKey, Instant.now()));
-        Latency latency = faults.latency.get();
+        Latency latency = "GET".equals(method) ? faults.lookupLatency.get() : faults.latency.get();
         if (latency != null) {
             sleep(latency.draw(ThreadLocalRandom.current().nextGaussian()));
         }
@@ -722,6 +728,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicReference<Duration> callbackDelay = new AtomicReference<>(Duration.ZERO);
         final Set<String> declinedCustomers = ConcurrentHashMap.newKeySet();
         final AtomicReference<Latency> latency = new AtomicReference<>();
+        final AtomicReference<Latency> lookupLatency = new AtomicReference<>();
 
         boolean failsNow() {
             return take(failures) || ThreadLocalRandom.current().nextDouble() < failureRatio.get();
@@ -737,6 +744,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             failureRatio.set(0.0);
             declinedCustomers.clear();
             latency.set(null);
+            lookupLatency.set(null);
         }
     }
 

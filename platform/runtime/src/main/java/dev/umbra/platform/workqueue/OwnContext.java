@@ -4,6 +4,7 @@ import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
 import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import java.util.function.Supplier;
 
 /**
@@ -13,6 +14,12 @@ import java.util.function.Supplier;
 final class OwnContext {
 
     private OwnContext() {
+    }
+
+    /** On a fresh duplicate of the caller's context; as it is when the caller has none (a plain thread shares no session). */
+    static <T> Uni<T> ofCaller(Supplier<Uni<T>> work) {
+        Context current = Vertx.currentContext();
+        return current == null ? Uni.createFrom().deferred(work::get) : run(current, work);
     }
 
     static <T> Uni<T> run(Context parent, Supplier<Uni<T>> work) {

@@ -11,8 +11,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -251,10 +249,7 @@ public final class WorkQueue {
     }
 
     private Uni<Boolean> tryOne(WorkHandler handler, WorkItem item) {
-        Context current = Vertx.currentContext();
-        Uni<Outcome> tried = current == null ? Uni.createFrom().deferred(() -> handler.handle(item))
-                : OwnContext.run(current, () -> handler.handle(item));
-        return tried
+        return OwnContext.ofCaller(() -> handler.handle(item))
                 .onFailure().recoverWithItem(error -> StorageFaults.isTransient(error)
                         ? Outcome.unavailable(error.toString(), null)
                         : Outcome.failed(error.toString()))
