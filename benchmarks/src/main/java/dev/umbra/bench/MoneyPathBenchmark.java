@@ -76,7 +76,7 @@ class MoneyPathBenchmark {
 
         double perSecond() {
             Duration bulk = to99.minus(toFirst);
-            return bulk.isZero() ? Double.NaN : renewed * 0.99 / (bulk.toMillis() / 1000.0);
+            return bulk.toMillis() <= 0 ? Double.NaN : renewed * 0.99 / (bulk.toMillis() / 1000.0);
         }
 
         String row() {
@@ -200,7 +200,8 @@ class MoneyPathBenchmark {
             // a renewal whose charge the gateway never got (an uncertain answer the reconciliation job found absent) is
             // dunning's: PAST_DUE, tried again a retry interval later
             long dunning = statuses.getOrDefault("IN_PROGRESS", 0L) == 0 ? inDunning(stack, period) : 0;
-            if (paid + dunning == expected && to99 != null) {
+            if (paid + dunning == expected) {
+                to99 = to99 == null ? since : to99;
                 Duration dunningPaid = Duration.ZERO;
                 if (dunning > 0) {
                     advanceClock(billing, Duration.ofHours(25));
@@ -262,9 +263,10 @@ class MoneyPathBenchmark {
                 toFirst = since;
             }
             if (paid == expected) {
+                long settling = since.toMillis() - toFirst.toMillis();
                 return String.format("reconciliation: %d payments paid at the gateway but IN_PROGRESS in billing, all settled %.1f s after they became"
                         + " due (first after %.1f s, the queue's poll interval included): %.1f payments/s", expected, since.toMillis() / 1000.0,
-                        toFirst.toMillis() / 1000.0, expected / ((since.toMillis() - toFirst.toMillis()) / 1000.0));
+                        toFirst.toMillis() / 1000.0, settling <= 0 ? Double.NaN : expected / (settling / 1000.0));
             }
             Thread.sleep(200);
         }

@@ -34,6 +34,11 @@ public final class GatewayGuard {
         return state.get() == CircuitBreakerState.OPEN;
     }
 
+    /** False while open or half-open (letting only its trial calls through). */
+    public boolean circuitClosed() {
+        return state.get() == CircuitBreakerState.CLOSED;
+    }
+
     public String name() {
         return name;
     }

@@ -6,6 +6,7 @@ import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
 import io.smallrye.mutiny.Uni;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -43,11 +44,14 @@ public abstract class GatewayJob implements RecurringWork {
 
     /**
      * A run over the candidates {@code page} reads, {@code billing.reconciliation.concurrency} at once, halted
-     * when the look-up circuit opens: the candidates not reached wait for it to close, not for the next interval.
+     * when the look-up circuit opens or refuses a call (half-open, it lets only its trial calls through): the
+     * candidates not reached wait for it to close, not for the next interval.
      */
     protected <C, R extends Enum<R>> Uni<PagedRun.Summary<R>> over(Class<R> resultType, Function<Set<UUID>, Uni<List<C>>> page,
             Function<C, UUID> id, Function<C, Uni<R>> handle) {
-        return PagedRun.over(resultType, settings.concurrency(), lookups::circuitOpen, page, id, handle);
+        // a refusal by the other circuit (the cancels') halts nothing: those candidates wait for the next run
+        return PagedRun.over(resultType, settings.concurrency(), lookups::circuitOpen,
+                error -> error instanceof CircuitBreakerOpenException && !lookups.circuitClosed(), page, id, handle);
     }
 
     @Override

@@ -7,10 +7,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 /**
  * A class-data-sharing archive per child JVM kind (Kafka's broker, its storage tool, Connect), kept in the
@@ -23,8 +26,9 @@ final class ClassArchive {
 
     private static final String DUMP_OPTION = "-XX:ArchiveClassesAtExit=";
     private static final String PROPERTY = "umbra.devstack.class-archive-dir";
-    // the exit code of a JVM killed by SIGKILL: it wrote no archive, or only part of one
-    private static final int KILLED = 128 + 9;
+    // a JVM that exited on its own or on SIGTERM finished its dump; one killed or crashed may have left part of one
+    private static final int STOPPED = 128 + 15;
+    private static final Duration STALE = Duration.ofHours(1);
 
     private ClassArchive() {
     }
@@ -50,7 +54,7 @@ final class ClassArchive {
 
     private static void publish(Path dumped, int exitValue) {
         try {
-            if (exitValue != KILLED && Files.isRegularFile(dumped) && Files.size(dumped) > 0) {
+            if ((exitValue == 0 || exitValue == STOPPED) && Files.isRegularFile(dumped) && Files.size(dumped) > 0) {
                 String name = dumped.getFileName().toString();
                 Files.move(dumped, dumped.resolveSibling(name.substring(0, name.indexOf(".jsa.") + ".jsa".length())), StandardCopyOption.ATOMIC_MOVE,
                         StandardCopyOption.REPLACE_EXISTING);
@@ -62,6 +66,22 @@ final class ClassArchive {
         }
     }
 
+    /** Dumps whose JVM's parent died before it could publish or delete them (tens of MB each). */
+    private static void deleteStaleDumps(Path directory) throws IOException {
+        Instant before = Instant.now().minus(STALE);
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".tmp")).toList()) {
+                try {
+                    if (Files.getLastModifiedTime(file).toInstant().isBefore(before)) {
+                        Files.deleteIfExists(file);
+                    }
+                } catch (IOException gone) {
+                    // another stack deleted or published it meanwhile
+                }
+            }
+        }
+    }
+
     private static Optional<Path> archiveFor(String mainClass, String classpath) {
         String dir = System.getProperty(PROPERTY, "");
         if (dir.isBlank()) {
@@ -69,6 +89,7 @@ final class ClassArchive {
         }
         try {
             Path directory = Files.createDirectories(Path.of(dir));
+            deleteStaleDumps(directory);
             // an archive fits only the JVM and the class path it was dumped with (the JVM checks both, and maps nothing otherwise)
             String identity = String.join("\n", System.getProperty("java.home"), System.getProperty("java.vm.version"), classpath);
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));

@@ -4,7 +4,6 @@ import io.quarkus.vertx.core.runtime.context.VertxContextSafetyToggle;
 import io.smallrye.common.vertx.VertxContext;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Context;
-import io.vertx.core.Vertx;
 import java.util.function.Supplier;
 
 /**
@@ -16,10 +15,13 @@ final class OwnContext {
     private OwnContext() {
     }
 
-    /** On a fresh duplicate of the caller's context; as it is when the caller has none (a plain thread shares no session). */
-    static <T> Uni<T> ofCaller(Supplier<Uni<T>> work) {
-        Context current = Vertx.currentContext();
-        return current == null ? Uni.createFrom().deferred(work::get) : run(current, work);
+    /**
+     * On a fresh duplicate of {@code parent}, the context of whoever started a batch of work (read once, before
+     * it: the thread that finishes one try and starts the next need not be a Vert.x one); as it is when there
+     * was none (a plain thread shares no session).
+     */
+    static <T> Uni<T> runOn(Context parent, Supplier<Uni<T>> work) {
+        return parent == null ? Uni.createFrom().deferred(work::get) : run(parent, work);
     }
 
     static <T> Uni<T> run(Context parent, Supplier<Uni<T>> work) {

@@ -2,6 +2,8 @@ package dev.umbra.platform.workqueue;
 
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
@@ -10,6 +12,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
 /**
@@ -18,7 +21,9 @@ import org.jboss.logging.Logger;
  * the set) never make a page skip one, and a row left as it was is tried once per run. Up to
  * {@code concurrency} candidates of a page are handled at once (each mostly waits on a far side); one whose
  * handling fails is counted unreachable and left for the next run. Once {@code halted} answers true (the
- * far side's circuit opened), no further candidate is started: the run ends, {@link Summary#halted()}.
+ * far side's circuit opened), or a handling fails with an error {@code halts} names (a call the circuit
+ * refused, half-open ones included), no further candidate is started: the run ends, {@link Summary#halted()},
+ * and a candidate refused that way is not counted as examined.
  *
  * @param <C> a candidate as its page query reads it
  * @param <R> what handling one candidate may come to
@@ -40,6 +45,8 @@ public final class PagedRun<C, R extends Enum<R>> {
 
     private final int concurrency;
     private final BooleanSupplier halted;
+    private final Predicate<Throwable> halts;
+    private final Context caller = Vertx.currentContext();
     private final Function<Set<UUID>, Uni<List<C>>> page;
     private final Function<C, UUID> id;
     private final Function<C, Uni<R>> handle;
@@ -49,10 +56,11 @@ public final class PagedRun<C, R extends Enum<R>> {
     private boolean stopped;
     private int skipped;
 
-    private PagedRun(Class<R> resultType, int concurrency, BooleanSupplier halted, Function<Set<UUID>, Uni<List<C>>> page, Function<C, UUID> id,
-            Function<C, Uni<R>> handle) {
+    private PagedRun(Class<R> resultType, int concurrency, BooleanSupplier halted, Predicate<Throwable> halts, Function<Set<UUID>, Uni<List<C>>> page,
+            Function<C, UUID> id, Function<C, Uni<R>> handle) {
         this.concurrency = concurrency;
         this.halted = halted;
+        this.halts = halts;
         this.page = page;
         this.id = id;
         this.handle = handle;
@@ -63,9 +71,9 @@ public final class PagedRun<C, R extends Enum<R>> {
      * Runs {@code handle} over every candidate {@code page} reads (given the ids tried so far, it answers
      * the first page of the others; empty when none is left).
      */
-    public static <C, R extends Enum<R>> Uni<Summary<R>> over(Class<R> resultType, int concurrency, BooleanSupplier halted,
+    public static <C, R extends Enum<R>> Uni<Summary<R>> over(Class<R> resultType, int concurrency, BooleanSupplier halted, Predicate<Throwable> halts,
             Function<Set<UUID>, Uni<List<C>>> page, Function<C, UUID> id, Function<C, Uni<R>> handle) {
-        PagedRun<C, R> run = new PagedRun<>(resultType, concurrency, halted, page, id, handle);
+        PagedRun<C, R> run = new PagedRun<>(resultType, concurrency, halted, halts, page, id, handle);
         return run.pages().map(done -> run.summary());
     }
 
@@ -94,11 +102,15 @@ public final class PagedRun<C, R extends Enum<R>> {
             return Uni.createFrom().voidItem();
         }
         // each candidate on a context of its own: Hibernate Reactive keeps its session in the context, and handlings side by side must not share one
-        return OwnContext.ofCaller(() -> handle.apply(candidate))
+        return OwnContext.runOn(caller, () -> handle.apply(candidate))
                 .invoke(this::count)
                 .onFailure().invoke(error -> {
-                    failed();
-                    LOG.debugf("%s not handled in this run: %s", id.apply(candidate), error.toString());
+                    if (halts.test(error)) {
+                        refused();
+                    } else {
+                        failed();
+                        LOG.debugf("%s not handled in this run: %s", id.apply(candidate), error.toString());
+                    }
                 })
                 .onFailure().recoverWithNull()
                 .replaceWithVoid();
@@ -123,5 +135,10 @@ public final class PagedRun<C, R extends Enum<R>> {
 
     private synchronized void failed() {
         unreachable++;
+    }
+
+    private synchronized void refused() {
+        stopped = true;
+        skipped++;
     }
 }

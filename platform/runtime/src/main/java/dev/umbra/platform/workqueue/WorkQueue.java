@@ -11,6 +11,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -226,8 +228,9 @@ public final class WorkQueue {
         if (!handler.ready()) {
             return Uni.createFrom().item(new Round(0, 0));
         }
+        Context caller = Vertx.currentContext();
         return claim().chain(items -> Multi.createFrom().iterable(items)
-                .onItem().transformToUni(item -> tryOne(handler, item)).merge(settings.concurrency())
+                .onItem().transformToUni(item -> tryOne(caller, handler, item)).merge(settings.concurrency())
                 .collect().asList()
                 .map(finished -> new Round(items.size(), (int) finished.stream().filter(Boolean::booleanValue).count())));
     }
@@ -236,24 +239,33 @@ public final class WorkQueue {
      * Rounds one after the other while the last claimed a whole batch and finished every item of it: a
      * backlog is worked off at the speed of its tries, not one batch per poll interval. A round with an
      * item put back (a failure, an outage, a deferral) ends it, so an item due again at once cannot spin;
-     * so does {@code stopping}, checked before each further round. Returns how many items were claimed.
+     * so does {@code stopping}, checked before each further round. The gauges are refreshed after every
+     * round, so a long drain shows its backlog going down. Returns how many items were claimed.
      */
     public Uni<Integer> drain(WorkHandler handler, BooleanSupplier stopping) {
-        return round(handler).chain(round -> round.claimed() == settings.batchSize() && round.finished() == round.claimed() && !stopping.getAsBoolean()
-                ? drain(handler, stopping).map(more -> round.claimed() + more)
-                : Uni.createFrom().item(round.claimed()));
+        return Multi.createBy().repeating().uni(() -> round(handler).call(this::measure))
+                .whilst(round -> round.claimed() == settings.batchSize() && round.finished() == round.claimed() && !stopping.getAsBoolean())
+                .collect().in(() -> new int[1], (claimed, round) -> claimed[0] += round.claimed())
+                .map(claimed -> claimed[0]);
     }
 
-    /** What a round did: items claimed, and those of them finished (done or dead) with this worker's outcome. */
+    /** What a round did: items claimed, and those of them finished (done or dead at once) with this worker's outcome. */
     private record Round(int claimed, int finished) {
     }
 
-    private Uni<Boolean> tryOne(WorkHandler handler, WorkItem item) {
-        return OwnContext.ofCaller(() -> handler.handle(item))
+    private Uni<Boolean> tryOne(Context caller, WorkHandler handler, WorkItem item) {
+        return OwnContext.runOn(caller, () -> handler.handle(item))
                 .onFailure().recoverWithItem(error -> StorageFaults.isTransient(error)
                         ? Outcome.unavailable(error.toString(), null)
                         : Outcome.failed(error.toString()))
-                .chain(outcome -> record(item, outcome).map(accepted -> accepted && (outcome instanceof Outcome.Done || outcome instanceof Outcome.Poison)));
+                .chain(outcome -> record(item, outcome)
+                        .map(accepted -> accepted && (outcome instanceof Outcome.Done || outcome instanceof Outcome.Poison))
+                        // the other tries of the round carry on; this item is taken again once its lease runs out
+                        .onFailure().recoverWithItem(error -> {
+                            LOG.infof("work queue %s: the outcome of item %s was not recorded (%s); it is tried again after its lease", name,
+                                    item.key(), error.toString());
+                            return false;
+                        }));
     }
 
     /** Refreshes the backlog and oldest-ready gauges of this queue. */

@@ -24,8 +24,8 @@ import org.jboss.logging.Logger;
 
 /**
  * The work queues of a service, and the poller of each {@link WorkHandler} bean: every
- * {@code umbra.work-queue.<queue>.poll-interval} rounds (claim, try, record) until the due items are worked
- * off ({@link WorkQueue#drain}), then the gauges.
+ * {@code umbra.work-queue.<queue>.poll-interval} rounds (claim, try, record, then the gauges) until the due
+ * items are worked off ({@link WorkQueue#drain}).
  */
 @ApplicationScoped
 public class WorkQueues {
@@ -85,8 +85,7 @@ public class WorkQueues {
             return Uni.createFrom().voidItem();
         }
         return recurringItemOf(queue, handler)
-                .chain(() -> queue.drain(handler, () -> stopping))
-                .chain(queue::measure)
+                .chain(() -> queue.drain(handler, () -> stopping).replaceWithVoid())
                 .invoke(() -> outage(queue).over(queue))
                 .onFailure().invoke(e -> outage(queue).failed(queue, e))
                 .onFailure().recoverWithNull();

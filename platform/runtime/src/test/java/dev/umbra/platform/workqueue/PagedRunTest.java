@@ -24,7 +24,7 @@ class PagedRunTest {
 
     @Test
     void everyCandidateOfEveryPageIsHandledOnceAtMostConcurrencyAtOnce() {
-        PagedRun.Summary<Result> run = PagedRun.over(Result.class, 3, () -> false, this::firstPageOfTheOthers, id -> id, this::settle)
+        PagedRun.Summary<Result> run = PagedRun.over(Result.class, 3, () -> false, error -> false, this::firstPageOfTheOthers, id -> id, this::settle)
                 .await().atMost(Duration.ofSeconds(10));
 
         assertThat(handled).containsExactlyInAnyOrderElementsOf(rows);
@@ -35,7 +35,7 @@ class PagedRunTest {
     @Test
     void aCandidateThatFailsIsCountedUnreachableAndTheRunCarriesOn() {
         UUID failing = rows.get(2);
-        PagedRun.Summary<Result> run = PagedRun.over(Result.class, 2, () -> false, this::firstPageOfTheOthers, id -> id,
+        PagedRun.Summary<Result> run = PagedRun.over(Result.class, 2, () -> false, error -> false, this::firstPageOfTheOthers, id -> id,
                 id -> id.equals(failing) ? Uni.createFrom().failure(new IllegalStateException("the far side did not answer")) : settle(id))
                 .await().atMost(Duration.ofSeconds(10));
 
@@ -47,13 +47,27 @@ class PagedRunTest {
 
     @Test
     void onceHaltedNoFurtherCandidateIsStartedAndTheRunSaysSo() {
-        PagedRun.Summary<Result> run = PagedRun.over(Result.class, 1, () -> handled.size() >= 5, this::firstPageOfTheOthers, id -> id, this::settle)
+        PagedRun.Summary<Result> run = PagedRun.over(Result.class, 1, () -> handled.size() >= 5, error -> false, this::firstPageOfTheOthers, id -> id, this::settle)
                 .await().atMost(Duration.ofSeconds(10));
 
         assertThat(handled).hasSize(5);
         assertThat(run.halted()).isTrue();
         assertThat(run.examined()).isEqualTo(5);
         assertThat(pagesRead.get()).as("no page read after the halt").isEqualTo(2);
+    }
+
+    @Test
+    void aCandidateRefusedTheWayThatHaltsEndsTheRunWithoutCountingIt() {
+        UUID refused = rows.get(1);
+        PagedRun.Summary<Result> run = PagedRun.over(Result.class, 1, () -> false, error -> error instanceof IllegalCallerException,
+                        this::firstPageOfTheOthers, id -> id,
+                        id -> id.equals(refused) ? Uni.createFrom().failure(new IllegalCallerException("the circuit lets only trial calls through")) : settle(id))
+                .await().atMost(Duration.ofSeconds(10));
+
+        assertThat(handled).containsExactly(rows.get(0));
+        assertThat(run.halted()).isTrue();
+        assertThat(run.unreachable()).isZero();
+        assertThat(run.examined()).isOne();
     }
 
     /** Pages of four: the first four rows not tried yet. */
