@@ -4,10 +4,10 @@ import static dev.umbra.billing.BillingFixtures.newKey;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.testing.Database;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import jakarta.inject.Inject;
@@ -17,31 +17,28 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
- * What the subscription ITs start from: billing's outbox streamed, a healthy gateway with closed
+ * What the subscription ITs start from (billing's outbox streamed by the test resource's {@code outbox} argument): a healthy gateway with closed
  * circuits, and a new user with a billing key; and how they read the sandbox's charges and the events.
  */
 public abstract class PayingUserTest {
 
-    protected static final Database DB = Database.of("billing");
     protected static final Duration WAIT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    protected final PaymentGatewaySandbox gateway = Devstack.shared().paymentGateway();
+    @InjectDevstack
+    protected Database db;
+
+    @InjectDevstack
+    protected PaymentGatewaySandbox gateway;
 
     @Inject
     protected CircuitBreakerMaintenance circuits;
 
     protected UUID user;
     protected UUID key;
-
-    @BeforeAll
-    static void streamOutbox() {
-        Devstack.shared().streamOutbox("billing", "billing");
-    }
 
     @BeforeEach
     void aUserWithABillingKey() {

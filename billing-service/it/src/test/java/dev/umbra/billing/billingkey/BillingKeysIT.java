@@ -39,7 +39,6 @@ import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.jboss.logmanager.ExtLogRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +46,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 // gateway faults played on purpose: its guard reports each retry at WARN
 @ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class BillingKeysIT {
 
     private static final Database DB = Database.of("billing");
@@ -58,10 +57,6 @@ class BillingKeysIT {
     @Inject
     CircuitBreakerMaintenance circuits;
 
-    @BeforeAll
-    static void streamOutbox() {
-        Devstack.shared().streamOutbox("billing", "billing");
-    }
 
     @BeforeEach
     void healthyGateway() {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 // every fault the gateway plays is reported as the operators' alerts expect: retries and circuit transitions at WARN
 @ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class PaymentGatewayIT {
 
     private static final Duration WAIT = Duration.ofSeconds(10);

@@ -47,7 +47,7 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.billing.invoice.AutomaticRefunds", message = "refused to give back")
 // the gateway played unreachable: its guard reports each retry
 @ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class AutomaticRefundsIT extends PayingUserTest {
 
     @Inject
@@ -67,7 +67,7 @@ class AutomaticRefundsIT extends PayingUserTest {
     void anUpgradePaidAfterTheSubscriptionWasCanceledIsGivenBackInFullOnce() {
         double succeededBefore = counted("succeeded");
         LateUpgrade late = lateUpgrade();
-        assertThat(DB.text("select status || ':' || amount || ':' || idempotency_key from refund where invoice_id = ?", late.invoiceId()))
+        assertThat(db.text("select status || ':' || amount || ':' || idempotency_key from refund where invoice_id = ?", late.invoiceId()))
                 .isEqualTo("SCHEDULED:" + late.amount() + ":automatic");
         // the whole invoice is reserved for it: an operator cannot refund it a second time meanwhile, nor use its key
         refund(late.invoiceId(), 1, "by hand too", "operator-" + UUID.randomUUID()).then().statusCode(422);
@@ -85,7 +85,7 @@ class AutomaticRefundsIT extends PayingUserTest {
         given().auth().oauth2(Tokens.admin()).when().get("/invoices/{id}", late.invoiceId()).then().statusCode(200)
                 .body("status", equalTo("REFUNDED"));
         // booked and given back: the subscription's balance is its first charge alone
-        assertThat(DB.text("select string_agg(kind || ':' || amount, ',' order by recorded_at, booked_at) from ledger_entry "
+        assertThat(db.text("select string_agg(kind || ':' || amount, ',' order by recorded_at, booked_at) from ledger_entry "
                 + "where subscription_id = ?", late.subscriptionId())).isEqualTo("CHARGE:9900,CHARGE:" + late.amount() + ",REFUND:-" + late.amount());
         assertThat(counted("succeeded")).isEqualTo(succeededBefore + 1);
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.INVOICE))) {
@@ -112,7 +112,7 @@ class AutomaticRefundsIT extends PayingUserTest {
 
         assertThat(refundStatus(late)).isEqualTo("SUCCEEDED");
         assertThat(gateway.cancelAttempts()).isEqualTo(cancels);
-        assertThat(DB.text("select gateway_transaction_key from refund where invoice_id = ?", late.invoiceId()))
+        assertThat(db.text("select gateway_transaction_key from refund where invoice_id = ?", late.invoiceId()))
                 .isEqualTo(gateway.cancelsOf(late.paymentKey()).get(0).transactionKey());
     }
 
@@ -170,7 +170,7 @@ class AutomaticRefundsIT extends PayingUserTest {
 
         run();
 
-        assertThat(DB.text("select status || ':' || failure_message from refund where invoice_id = ?", late.invoiceId()))
+        assertThat(db.text("select status || ':' || failure_message from refund where invoice_id = ?", late.invoiceId()))
                 .startsWith("FAILED:").contains("FORBIDDEN_REQUEST");
         assertThat(counted("failed")).isEqualTo(failedBefore + 1);
         long cancels = gateway.cancelAttempts();
@@ -192,7 +192,7 @@ class AutomaticRefundsIT extends PayingUserTest {
         for (LateUpgrade upgrade : late) {
             assertThat(refundStatus(upgrade)).isEqualTo("SUCCEEDED");
             assertThat(gateway.cancelsOf(upgrade.paymentKey())).extracting(Cancel::amount).containsExactly(upgrade.amount());
-            assertThat(DB.count("select count(*) from ledger_entry where kind = 'REFUND' and subscription_id = ?", upgrade.subscriptionId()))
+            assertThat(db.count("select count(*) from ledger_entry where kind = 'REFUND' and subscription_id = ?", upgrade.subscriptionId()))
                     .isOne();
         }
     }
@@ -207,28 +207,28 @@ class AutomaticRefundsIT extends PayingUserTest {
         given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PREMIUM\"}")
                 .when().put("/subscriptions/{id}/plan", subscription).then().statusCode(202);
         given().auth().oauth2(Tokens.user(user.toString())).when().delete("/subscriptions/{id}", subscription).then().statusCode(200);
-        String paymentKey = DB.text("select external_payment_key from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'",
+        String paymentKey = db.text("select external_payment_key from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'",
                 subscription);
         gateway.settle(paymentKey, Status.DONE);
         // older than the test profile's settle-after: the reconciliation job looks it up and finds it paid
         PaymentRows.execute("update payment set attempted_at = attempted_at - interval '1 minute' where subscription_id = ? "
                 + "and purpose = 'UPGRADE_PREMIUM'", subscription);
         onContext(() -> reconciliation.run());
-        assertThat(DB.text("select status from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", subscription))
+        assertThat(db.text("select status from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", subscription))
                 .isEqualTo("SUCCEEDED");
-        assertThat(DB.text("select status || ':' || plan_code from subscription where id = ?", subscription)).isEqualTo("CANCELED:PRO");
-        UUID invoice = UUID.fromString(DB.text("select i.id::text from invoice i join payment p on p.id = i.payment_id "
+        assertThat(db.text("select status || ':' || plan_code from subscription where id = ?", subscription)).isEqualTo("CANCELED:PRO");
+        UUID invoice = UUID.fromString(db.text("select i.id::text from invoice i join payment p on p.id = i.payment_id "
                 + "where p.subscription_id = ? and p.purpose = 'UPGRADE_PREMIUM'", subscription));
-        long amount = DB.count("select total from invoice where id = ?", invoice);
+        long amount = db.count("select total from invoice where id = ?", invoice);
         return new LateUpgrade(subscription, invoice, paymentKey, amount);
     }
 
-    private static String refundStatus(LateUpgrade late) {
-        return DB.text("select status from refund where invoice_id = ?", late.invoiceId());
+    private String refundStatus(LateUpgrade late) {
+        return db.text("select status from refund where invoice_id = ?", late.invoiceId());
     }
 
-    private static String refundId(LateUpgrade late) {
-        return DB.text("select id::text from refund where invoice_id = ?", late.invoiceId());
+    private String refundId(LateUpgrade late) {
+        return db.text("select id::text from refund where invoice_id = ?", late.invoiceId());
     }
 
     private double counted(String outcome) {

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 
 /** Invoices of the charges made through the API: one per success, none for a failure, each announced once; who reads them. */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class InvoicesIT extends PayingUserTest {
 
     @Test
@@ -41,7 +41,7 @@ class InvoicesIT extends PayingUserTest {
         UUID subscription = UUID.fromString((String) started.get("id"));
         given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PREMIUM\"}")
                 .when().put("/subscriptions/{id}/plan", subscription).then().statusCode(200);
-        long upgradePaid = DB.count("select paid_amount from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", subscription);
+        long upgradePaid = db.count("select paid_amount from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", subscription);
 
         List<Map<String, Object>> invoices = invoicesOf(subscription);
         assertThat(invoices).hasSize(2);
@@ -56,8 +56,8 @@ class InvoicesIT extends PayingUserTest {
                 .satisfies(line -> assertThat(((Map<?, ?>) line).get("description")).isEqualTo("Pro plan, period 0"));
         assertThat(((Number) upgrade.get("total")).longValue()).isEqualTo(upgradePaid).isPositive();
         assertThat(instant(upgrade.get("periodEnd"))).isEqualTo(instant(started.get("periodEnd")));
-        assertThat(DB.count("select count(*) from payment where subscription_id = ? and status = 'SUCCEEDED'", subscription)).isEqualTo(2);
-        assertThat(DB.count("select count(distinct payment_id) from invoice where subscription_id = ?", subscription)).isEqualTo(2);
+        assertThat(db.count("select count(*) from payment where subscription_id = ? and status = 'SUCCEEDED'", subscription)).isEqualTo(2);
+        assertThat(db.count("select count(distinct payment_id) from invoice where subscription_id = ?", subscription)).isEqualTo(2);
 
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.INVOICE))) {
             for (Map<String, Object> invoice : invoices) {
@@ -73,7 +73,7 @@ class InvoicesIT extends PayingUserTest {
             }
         }
         // each invoice booked its charge in the ledger
-        assertThat(DB.text("select string_agg(kind || ':' || amount, ',' order by recorded_at) from ledger_entry where subscription_id = ?",
+        assertThat(db.text("select string_agg(kind || ':' || amount, ',' order by recorded_at) from ledger_entry where subscription_id = ?",
                 subscription)).isEqualTo("CHARGE:9900,CHARGE:" + upgradePaid);
     }
 
@@ -86,7 +86,7 @@ class InvoicesIT extends PayingUserTest {
     void aFailedChargeHasNoInvoice() {
         gateway.decline(1);
         subscribe(user, Snowflakes.random(), "PRO", key).then().statusCode(402);
-        UUID declined = UUID.fromString(DB.text("select id::text from subscription where user_id = ? and status = 'CANCELED'", user));
+        UUID declined = UUID.fromString(db.text("select id::text from subscription where user_id = ? and status = 'CANCELED'", user));
 
         UUID active = UUID.fromString(subscribe(user, Snowflakes.random(), "PRO", key).then().statusCode(201).extract().path("id"));
         gateway.decline(1);
@@ -95,7 +95,7 @@ class InvoicesIT extends PayingUserTest {
 
         assertThat(invoicesOf(declined)).isEmpty();
         assertThat(invoicesOf(active)).hasSize(1);
-        assertThat(DB.count("select count(*) from ledger_entry where subscription_id = ?", declined)).isZero();
+        assertThat(db.count("select count(*) from ledger_entry where subscription_id = ?", declined)).isZero();
         given().auth().oauth2(Tokens.user(user.toString())).when().get("/users/{userId}/invoices", user).then().statusCode(200)
                 .body("$", hasSize(1));
     }

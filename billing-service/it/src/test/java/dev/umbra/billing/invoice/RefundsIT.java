@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
 // the database fault played after the gateway gave the money back: 503, reconciled later
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class RefundsIT extends PayingUserTest {
 
     @Inject
@@ -71,15 +71,15 @@ class RefundsIT extends PayingUserTest {
 
         refund(paid.invoiceId(), 1, "one too many", key()).then().statusCode(422).contentType("application/problem+json");
 
-        assertThat(DB.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isEqualTo(2);
+        assertThat(db.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isEqualTo(2);
         assertThat(gateway.cancelsOf(paid.paymentKey())).extracting(Cancel::amount).containsExactly(4_000L, 5_900L);
-        assertThat(DB.text("select string_agg(kind || ':' || amount, ',' order by recorded_at, booked_at) from ledger_entry "
+        assertThat(db.text("select string_agg(kind || ':' || amount, ',' order by recorded_at, booked_at) from ledger_entry "
                 + "where subscription_id = ?", paid.subscriptionId())).isEqualTo("CHARGE:9900,REFUND:-4000,REFUND:-5900");
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.INVOICE))) {
             await().atMost(WAIT).until(() -> distinctEvents(topic, paid.invoiceId().toString(), "RefundSucceeded") == 2);
             assertThat(distinctEvents(topic, paid.invoiceId().toString(), "InvoiceGenerated")).isEqualTo(1);
             // each entry names the event that booked it: the invoice's for the charge, each refund's for its refund
-            List<String> sources = Arrays.asList(DB.text("select string_agg(source_event_id::text, ',' order by recorded_at, booked_at) "
+            List<String> sources = Arrays.asList(db.text("select string_agg(source_event_id::text, ',' order by recorded_at, booked_at) "
                     + "from ledger_entry where subscription_id = ?", paid.subscriptionId()).split(","));
             assertThat(sources.get(0)).isEqualTo(eventIds(topic, paid.invoiceId().toString(), "InvoiceGenerated").get(0));
             assertThat(sources.subList(1, 3)).containsExactlyInAnyOrderElementsOf(eventIds(topic, paid.invoiceId().toString(), "RefundSucceeded"));
@@ -99,9 +99,9 @@ class RefundsIT extends PayingUserTest {
         assertThat(answers).containsOnly(201, 422);
         assertThat(answers.stream().filter(status -> status == 201)).hasSize(3);
         long givenBack = gateway.cancelsOf(paid.paymentKey()).stream().mapToLong(Cancel::amount).sum();
-        assertThat(givenBack).isEqualTo(9_000).isEqualTo(DB.count("select refunded from invoice where id = ?", paid.invoiceId()));
-        assertThat(DB.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isEqualTo(3);
-        assertThat(DB.count("select -sum(amount) from ledger_entry where kind = 'REFUND' and subscription_id = ?", paid.subscriptionId()))
+        assertThat(givenBack).isEqualTo(9_000).isEqualTo(db.count("select refunded from invoice where id = ?", paid.invoiceId()));
+        assertThat(db.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isEqualTo(3);
+        assertThat(db.count("select -sum(amount) from ledger_entry where kind = 'REFUND' and subscription_id = ?", paid.subscriptionId()))
                 .isEqualTo(9_000);
     }
 
@@ -120,10 +120,10 @@ class RefundsIT extends PayingUserTest {
 
         assertThat(ids).containsOnly(again);
         assertThat(gateway.cancelsOf(paid.paymentKey())).hasSize(1);
-        assertThat(DB.count("select refunded from invoice where id = ?", paid.invoiceId())).isEqualTo(2_000);
+        assertThat(db.count("select refunded from invoice where id = ?", paid.invoiceId())).isEqualTo(2_000);
         // the same key for another refund is refused, nothing stored
         refund(paid.invoiceId(), 3_000, "twice", key).then().statusCode(422).contentType("application/problem+json");
-        assertThat(DB.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isEqualTo(1);
+        assertThat(db.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isEqualTo(1);
     }
 
     @Test
@@ -134,7 +134,7 @@ class RefundsIT extends PayingUserTest {
         String id = refund(paid.invoiceId(), 9_900, "reset", key()).then().statusCode(202).body("status", equalTo("IN_PROGRESS"))
                 .extract().path("id");
         assertThat(gateway.cancelsOf(paid.paymentKey())).hasSize(1);
-        assertThat(DB.text("select status from invoice where id = ?", paid.invoiceId())).isEqualTo("PAID");
+        assertThat(db.text("select status from invoice where id = ?", paid.invoiceId())).isEqualTo("PAID");
         long cancelsSent = gateway.cancelAttempts();
 
         ageRefunds(paid.invoiceId());
@@ -142,11 +142,11 @@ class RefundsIT extends PayingUserTest {
 
         assertThat(run.count(RefundReconciliation.Result.SUCCEEDED)).isGreaterThanOrEqualTo(1);
         assertThat(gateway.cancelAttempts()).isEqualTo(cancelsSent);
-        assertThat(DB.text("select status from refund where id = ?::uuid", id)).isEqualTo("SUCCEEDED");
-        assertThat(DB.text("select gateway_transaction_key from refund where id = ?::uuid", id))
+        assertThat(db.text("select status from refund where id = ?::uuid", id)).isEqualTo("SUCCEEDED");
+        assertThat(db.text("select gateway_transaction_key from refund where id = ?::uuid", id))
                 .isEqualTo(gateway.cancelsOf(paid.paymentKey()).get(0).transactionKey());
         invoice(paid.invoiceId()).then().body("status", equalTo("REFUNDED"));
-        assertThat(DB.count("select count(*) from ledger_entry where kind = 'REFUND' and subscription_id = ?", paid.subscriptionId())).isEqualTo(1);
+        assertThat(db.count("select count(*) from ledger_entry where kind = 'REFUND' and subscription_id = ?", paid.subscriptionId())).isEqualTo(1);
     }
 
     @Test
@@ -159,7 +159,7 @@ class RefundsIT extends PayingUserTest {
         ageRefunds(paid.invoiceId());
         reconcile();
 
-        assertThat(DB.text("select status || ':' || failure_message from refund where invoice_id = ?", paid.invoiceId()))
+        assertThat(db.text("select status || ':' || failure_message from refund where invoice_id = ?", paid.invoiceId()))
                 .startsWith("FAILED:").contains("never arrived");
         assertThat(gateway.cancelsOf(paid.paymentKey())).isEmpty();
         refund(paid.invoiceId(), 9_900, "again", key()).then().statusCode(201);
@@ -178,9 +178,9 @@ class RefundsIT extends PayingUserTest {
 
         assertThat(runs.stream().mapToInt(run -> run.count(RefundReconciliation.Result.SUCCEEDED)).sum()).isEqualTo(3);
         for (Paid one : paid) {
-            assertThat(DB.text("select status from refund where invoice_id = ?", one.invoiceId())).isEqualTo("SUCCEEDED");
-            assertThat(DB.count("select version from refund where invoice_id = ?", one.invoiceId())).isEqualTo(1);
-            assertThat(DB.count("select count(*) from ledger_entry where kind = 'REFUND' and subscription_id = ?", one.subscriptionId()))
+            assertThat(db.text("select status from refund where invoice_id = ?", one.invoiceId())).isEqualTo("SUCCEEDED");
+            assertThat(db.count("select version from refund where invoice_id = ?", one.invoiceId())).isEqualTo(1);
+            assertThat(db.count("select count(*) from ledger_entry where kind = 'REFUND' and subscription_id = ?", one.subscriptionId()))
                     .isEqualTo(1);
         }
     }
@@ -195,8 +195,8 @@ class RefundsIT extends PayingUserTest {
                 .header("Retry-After", matchesPattern("\\d+"));
         gateway.recover();
 
-        assertThat(DB.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isZero();
-        assertThat(DB.count("select refund_reserved from invoice where id = ?", paid.invoiceId())).isZero();
+        assertThat(db.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isZero();
+        assertThat(db.count("select refund_reserved from invoice where id = ?", paid.invoiceId())).isZero();
         refund(paid.invoiceId(), 9_900, "refused", key).then().statusCode(201);
         assertThat(gateway.cancelsOf(paid.paymentKey())).hasSize(1);
     }
@@ -209,8 +209,8 @@ class RefundsIT extends PayingUserTest {
 
         refund(paid.invoiceId(), 9_900, "all of it", key()).then().statusCode(422).contentType("application/problem+json");
 
-        assertThat(DB.text("select status from refund where invoice_id = ?", paid.invoiceId())).isEqualTo("FAILED");
-        assertThat(DB.count("select refund_reserved from invoice where id = ?", paid.invoiceId())).isZero();
+        assertThat(db.text("select status from refund where invoice_id = ?", paid.invoiceId())).isEqualTo("FAILED");
+        assertThat(db.count("select refund_reserved from invoice where id = ?", paid.invoiceId())).isZero();
         refund(paid.invoiceId(), 8_900, "the balance", key()).then().statusCode(201);
     }
 
@@ -253,7 +253,7 @@ class RefundsIT extends PayingUserTest {
         given().auth().oauth2(Tokens.admin()).contentType(ContentType.JSON).header("Idempotency-Key", key()).body("{\"amount\":")
                 .when().post("/invoices/{id}/refunds", paid.invoiceId()).then().statusCode(400).contentType("application/problem+json");
 
-        assertThat(DB.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isZero();
+        assertThat(db.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isZero();
         assertThat(gateway.cancelsOf(paid.paymentKey())).isEmpty();
         invoice(paid.invoiceId()).then().body("status", equalTo("PAID")).body("refunded", equalTo(0));
     }
@@ -265,7 +265,7 @@ class RefundsIT extends PayingUserTest {
     private Paid paidInvoice() {
         UUID subscription = UUID.fromString(subscribe(user, Snowflakes.random(), "PRO", key).then().statusCode(201).extract().path("id"));
         UUID invoice = UUID.fromString((String) invoicesOf(subscription).get(0).get("id"));
-        String paymentKey = DB.text("select p.external_payment_key from payment p join invoice i on i.payment_id = p.id where i.id = ?", invoice);
+        String paymentKey = db.text("select p.external_payment_key from payment p join invoice i on i.payment_id = p.id where i.id = ?", invoice);
         return new Paid(subscription, invoice, paymentKey);
     }
 

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 // the database fault played on purpose while a correction is written: 503, nothing stored
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class LedgerIT extends PayingUserTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -60,7 +60,7 @@ class LedgerIT extends PayingUserTest {
     @Test
     void anUpdateDeleteOrTruncateOfTheLedgerFailsAtTheDatabase() throws Exception {
         UUID subscription = active();
-        String entry = DB.text("select id::text from ledger_entry where subscription_id = ?", subscription);
+        String entry = db.text("select id::text from ledger_entry where subscription_id = ?", subscription);
 
         for (String sql : List.of("update ledger_entry set amount = 1 where id = '" + entry + "'",
                 "delete from ledger_entry where id = '" + entry + "'", "truncate ledger_entry")) {
@@ -68,7 +68,7 @@ class LedgerIT extends PayingUserTest {
                 assertThatThrownBy(() -> statement.execute(sql)).as(sql).isInstanceOf(SQLException.class).hasMessageContaining("append-only");
             }
         }
-        assertThat(DB.text("select kind || ':' || amount from ledger_entry where id = ?::uuid", entry)).isEqualTo("CHARGE:9900");
+        assertThat(db.text("select kind || ':' || amount from ledger_entry where id = ?::uuid", entry)).isEqualTo("CHARGE:9900");
     }
 
     /**
@@ -133,8 +133,8 @@ class LedgerIT extends PayingUserTest {
 
         assertThat(statuses).containsOnly(201, 422);
         assertThat(statuses.stream().filter(status -> status == 201)).hasSize(1);
-        assertThat(DB.count("select count(*) from ledger_entry where reverses_entry_id = ?::uuid", entry)).isOne();
-        assertThat(DB.count("select count(*) from ledger_entry where subscription_id = ?", subscription)).isEqualTo(3);
+        assertThat(db.count("select count(*) from ledger_entry where reverses_entry_id = ?::uuid", entry)).isOne();
+        assertThat(db.count("select count(*) from ledger_entry where subscription_id = ?", subscription)).isEqualTo(3);
     }
 
     @Test
@@ -152,7 +152,7 @@ class LedgerIT extends PayingUserTest {
             PaymentRows.execute("drop trigger " + fault + " on ledger_entry");
             PaymentRows.execute("drop function " + fault + "()");
         }
-        assertThat(DB.count("select count(*) from ledger_entry where subscription_id = ?", subscription)).isOne();
+        assertThat(db.count("select count(*) from ledger_entry where subscription_id = ?", subscription)).isOne();
 
         correct(subscription, entry, 19_900).then().statusCode(201);
         assertThat(balance(subscription, null, null)).isEqualTo(19_900);
@@ -182,9 +182,9 @@ class LedgerIT extends PayingUserTest {
             }
         }
 
-        long charged = DB.count("select sum(paid_amount) from payment where subscription_id = ? and status = 'SUCCEEDED'", subscription);
+        long charged = db.count("select sum(paid_amount) from payment where subscription_id = ? and status = 'SUCCEEDED'", subscription);
         long givenBack = 0;
-        for (String paymentKey : List.of(DB.text("select string_agg(external_payment_key, ',') from payment where subscription_id = ? "
+        for (String paymentKey : List.of(db.text("select string_agg(external_payment_key, ',') from payment where subscription_id = ? "
                 + "and status = 'SUCCEEDED'", subscription).split(","))) {
             givenBack += gateway.cancelsOf(paymentKey).stream().mapToLong(Cancel::amount).sum();
         }
@@ -212,7 +212,7 @@ class LedgerIT extends PayingUserTest {
         given().auth().oauth2(Tokens.admin()).contentType(ContentType.JSON).body("{\"entryId\":\"" + entry + "\",\"reason\":\"no amount\"}")
                 .when().post("/subscriptions/{id}/ledger/corrections", subscription).then().statusCode(400).contentType("application/problem+json");
 
-        assertThat(DB.count("select count(*) from ledger_entry where subscription_id in (?, ?)", subscription, other)).isEqualTo(2);
+        assertThat(db.count("select count(*) from ledger_entry where subscription_id in (?, ?)", subscription, other)).isEqualTo(2);
         given().auth().oauth2(Tokens.user(user.toString())).when().get("/subscriptions/{id}/ledger", subscription).then().statusCode(200)
                 .body("balance", equalTo(9_900)).body("entries", hasSize(1));
     }

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 
 /** The gateway's signed callbacks, from devstack's sandbox (and forged ones), against the service's intake. */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class PaymentCallbackIT extends SandboxCallingBack {
 
     @TestHTTPResource(value = "/metrics", management = true)

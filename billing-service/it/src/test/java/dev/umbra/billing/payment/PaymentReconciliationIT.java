@@ -10,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.umbra.billing.gateway.ChargeOutcome;
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
@@ -31,14 +30,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The reconciliation job against devstack's gateway sandbox: what no callback settled, it settles, once. */
 @QuarkusTest
 // the amount-mismatch case is played on purpose: the settlement says the charge is to be given back
 @ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "to be given back")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class PaymentReconciliationIT extends SandboxCallingBack {
 
     /** Older than the test profile's settle-after (1 s): the job looks at it. */
@@ -47,10 +45,6 @@ class PaymentReconciliationIT extends SandboxCallingBack {
     @Inject
     PaymentReconciliation reconciliation;
 
-    @BeforeAll
-    static void streamOutbox() {
-        Devstack.shared().streamOutbox("billing", "billing");
-    }
 
     @Test
     void aLostCallbackIsMadeUpByTheJobLookingTheKeyUp() {

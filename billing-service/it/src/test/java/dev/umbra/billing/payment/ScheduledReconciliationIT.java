@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /** The job on its own schedule (the work queue polling, as in production, with the test profile's short interval) and its meters. */
 @QuarkusTest
 @TestProfile(ScheduledReconciliationIT.Polling.class)
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class ScheduledReconciliationIT extends SandboxCallingBack {
 
     public static class Polling implements QuarkusTestProfile {

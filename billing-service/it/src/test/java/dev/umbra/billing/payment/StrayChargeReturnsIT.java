@@ -10,7 +10,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.billing.gateway.ChargeOutcome;
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
@@ -35,7 +34,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,7 +44,7 @@ import org.junit.jupiter.api.Test;
 // every case here is money taken for a failed payment, which the settlement reports
 @ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "to be given back")
 @ExpectedLog(category = "dev.umbra.billing.payment.StrayChargeReturns", message = "refused to give back")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class StrayChargeReturnsIT extends SandboxCallingBack {
 
     private static final Duration SETTLED_AFTER = Duration.ofSeconds(5);
@@ -55,10 +53,6 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
     @Inject
     PaymentReconciliation reconciliation;
 
-    @BeforeAll
-    static void streamOutbox() {
-        Devstack.shared().streamOutbox("billing", "billing");
-    }
 
     @Inject
     StrayChargeReturns returns;

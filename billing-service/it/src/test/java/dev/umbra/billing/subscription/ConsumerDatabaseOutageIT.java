@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
 @ExpectedLog(category = "dev.umbra.platform.storage.DatabaseGuards", message = "circuit opened")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class ConsumerDatabaseOutageIT {
 
     private static final Database DB = Database.of("billing");
@@ -61,7 +61,6 @@ class ConsumerDatabaseOutageIT {
 
     @Test
     void eventsThatArriveDuringAnOutageAreAppliedOnceWhenItEnds() {
-        Devstack.shared().streamOutbox("billing", "billing");
         Devstack.shared().paymentGateway().recover();
         UUID user = UUID.randomUUID();
         UUID key = newKey(user);

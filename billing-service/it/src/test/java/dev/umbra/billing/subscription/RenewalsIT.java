@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 // gateway faults played on purpose: its guard reports each retry at WARN
 @ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class RenewalsIT extends PayingUserTest {
 
     @Inject
@@ -70,12 +70,12 @@ class RenewalsIT extends PayingUserTest {
             }
             drain();
             int failures = failure;
-            assertThat(DB.count("select count(*) from payment where subscription_id = ? and period = 1 and status = 'FAILED'", id))
+            assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1 and status = 'FAILED'", id))
                     .isEqualTo(failures);
-            assertThat(DB.text("select status from subscription where id = ?", id)).isEqualTo(failure < 4 ? "PAST_DUE" : "CANCELED");
+            assertThat(db.text("select status from subscription where id = ?", id)).isEqualTo(failure < 4 ? "PAST_DUE" : "CANCELED");
             // not due again before the interval is over
             drain();
-            assertThat(DB.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isEqualTo(failures);
+            assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isEqualTo(failures);
         }
 
         List<Charge> charges = chargesOf(id);
@@ -94,7 +94,7 @@ class RenewalsIT extends PayingUserTest {
         }
         // four declined renewals: the first charge's invoice and ledger entry only
         assertThat(invoicesOf(id)).hasSize(1);
-        assertThat(DB.count("select count(*) from ledger_entry where subscription_id = ?", id)).isOne();
+        assertThat(db.count("select count(*) from ledger_entry where subscription_id = ?", id)).isOne();
         clock.advance(Duration.ofDays(40));
         drain();
         assertThat(chargesOf(id)).hasSize(5);
@@ -109,8 +109,8 @@ class RenewalsIT extends PayingUserTest {
         clock.advance(Duration.ofDays(32));
         drain();
 
-        assertThat(DB.text("select status || ':' || paid_through from subscription where id = ?", renewed)).isEqualTo("ACTIVE:1");
-        assertThat(DB.text("select status from subscription where id = ?", ending)).isEqualTo("CANCELED");
+        assertThat(db.text("select status || ':' || paid_through from subscription where id = ?", renewed)).isEqualTo("ACTIVE:1");
+        assertThat(db.text("select status from subscription where id = ?", ending)).isEqualTo("CANCELED");
         assertThat(chargesOf(renewed)).hasSize(2).last().satisfies(c -> assertThat(c.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(renewed, 1)));
         assertThat(chargesOf(ending)).hasSize(1);
         // one invoice per paid period, the renewal's for the period that follows the first
@@ -170,11 +170,11 @@ class RenewalsIT extends PayingUserTest {
             List<Charge> renewalCharges = chargesOf(id).stream()
                     .filter(c -> c.idempotencyKey().equals(ChargeKeys.periodCharge(id, 1))).toList();
             assertThat(renewalCharges).as("charges of period 1 of %s", id).hasSize(1);
-            assertThat(DB.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isOne();
+            assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isOne();
         }
         // The sandbox resets the next two charges it receives, whoever sends them: with the moved clock the
         // background renewal poller may charge another class's subscription first, so up to two of ours stay in flight.
-        assertThat(DB.count("select count(*) from payment where subscription_id = any(string_to_array(?, ',')::uuid[]) and period = 1"
+        assertThat(db.count("select count(*) from payment where subscription_id = any(string_to_array(?, ',')::uuid[]) and period = 1"
                 + " and status = 'IN_PROGRESS'", String.join(",", subscriptions.stream().map(UUID::toString).toList()))).isBetween(0L, 2L);
     }
 
@@ -190,10 +190,10 @@ class RenewalsIT extends PayingUserTest {
         // every time while their renewals are in flight, and never the other three
         VertxContextSupport.subscribeAndAwait(() -> renewals.scan());
 
-        assertThat(DB.count("select count(*) from work_item where queue = ? and item_key = any(string_to_array(?, ','))", Renewals.QUEUE,
+        assertThat(db.count("select count(*) from work_item where queue = ? and item_key = any(string_to_array(?, ','))", Renewals.QUEUE,
                 String.join(",", subscriptions.stream().map(id -> id + ":p1:a1").toList()))).isEqualTo(5);
         drain();
-        assertThat(subscriptions).allSatisfy(id -> assertThat(DB.text("select paid_through from subscription where id = ?", id)).isEqualTo("1"));
+        assertThat(subscriptions).allSatisfy(id -> assertThat(db.text("select paid_through from subscription where id = ?", id)).isEqualTo("1"));
     }
 
     @Test

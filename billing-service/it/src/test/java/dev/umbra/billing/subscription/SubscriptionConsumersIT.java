@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
  * once however often delivered, and converging on the same subscription in any order.
  */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class SubscriptionConsumersIT extends PayingUserTest {
 
     @InjectDevstack
@@ -56,7 +56,7 @@ class SubscriptionConsumersIT extends PayingUserTest {
 
         inbox.awaitProcessed(kickedAgain);
         assertThat(status(id)).isEqualTo("SUSPENDED");
-        assertThat(DB.text("select suspensions from subscription where id = ?", id)).isEqualTo("BOT_KICKED");
+        assertThat(db.text("select suspensions from subscription where id = ?", id)).isEqualTo("BOT_KICKED");
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> eventTypes(topic, id.toString()).size() >= 2);
             assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted", "SubscriptionSuspended");
@@ -96,7 +96,7 @@ class SubscriptionConsumersIT extends PayingUserTest {
         await().atMost(WAIT).until(() -> "SUSPENDED".equals(status(id)));
         UUID duplicate = OutboxRecords.publish(new BillingKeyDeleted(user, key), Instant.now());
         inbox.awaitProcessed(duplicate);
-        assertThat(DB.text("select suspensions from subscription where id = ?", id)).isEqualTo("BILLING_KEY_DELETED");
+        assertThat(db.text("select suspensions from subscription where id = ?", id)).isEqualTo("BILLING_KEY_DELETED");
         assertThat(status(otherKeysSubscription)).isEqualTo("ACTIVE");
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> eventTypes(topic, id.toString()).size() >= 2);
@@ -127,7 +127,7 @@ class SubscriptionConsumersIT extends PayingUserTest {
         installs.forEach(inbox::awaitProcessed);
         inbox.awaitProcessed(secondInstall);
         subscriptions.forEach(id -> assertThat(status(id)).isEqualTo("ACTIVE"));
-        assertThat(DB.text("select suspensions from subscription where id = ?", subscriptions.get(0))).isEmpty();
+        assertThat(db.text("select suspensions from subscription where id = ?", subscriptions.get(0))).isEmpty();
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> subscriptions.stream().allMatch(id -> eventTypes(topic, id.toString()).size() >= 3));
             for (UUID id : subscriptions) {
@@ -162,7 +162,7 @@ class SubscriptionConsumersIT extends PayingUserTest {
             clients.shutdownNow();
         }
         assertThat(status(id)).isEqualTo("ACTIVE");
-        assertThat(UUID.fromString(DB.text("select billing_key_id::text from subscription where id = ?", id))).isIn(newKeys);
+        assertThat(UUID.fromString(db.text("select billing_key_id::text from subscription where id = ?", id))).isIn(newKeys);
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> eventTypes(topic, id.toString()).size() >= 3);
             assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted", "SubscriptionSuspended", "SubscriptionResumed");
@@ -183,7 +183,7 @@ class SubscriptionConsumersIT extends PayingUserTest {
         return UUID.fromString(subscribe(user, guild, "PRO", billingKey).then().statusCode(201).extract().path("id"));
     }
 
-    static String status(UUID id) {
-        return DB.text("select status from subscription where id = ?", id);
+    String status(UUID id) {
+        return db.text("select status from subscription where id = ?", id);
     }
 }

@@ -55,7 +55,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 // gateway faults played on purpose: its guard reports each retry at WARN
 @ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class SubscriptionsIT extends PayingUserTest {
 
     @Inject
@@ -83,7 +83,7 @@ class SubscriptionsIT extends PayingUserTest {
             assertThat(charge.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(id, 0));
             assertThat(charge.status()).isEqualTo(PaymentGatewaySandbox.Status.DONE);
         });
-        assertThat(DB.text("select status || ':' || paid_amount from payment where subscription_id = ?", id)).isEqualTo("SUCCEEDED:9900");
+        assertThat(db.text("select status || ':' || paid_amount from payment where subscription_id = ?", id)).isEqualTo("SUCCEEDED:9900");
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> !ofAggregate(topic, id.toString()).isEmpty());
             JsonNode started = payload(ofAggregate(topic, id.toString()).get(0));
@@ -110,14 +110,14 @@ class SubscriptionsIT extends PayingUserTest {
         assertThat(Metrics.scrape().sum("umbra_billing_payment_attempts_total", "outcome=\"declined\""))
                 .isGreaterThanOrEqualTo((Double.isNaN(declinedBefore) ? 0 : declinedBefore) + 1);
 
-        assertThat(DB.text("select status from subscription where guild_id = ?", guild)).isEqualTo("CANCELED");
-        assertThat(DB.text("select p.status from payment p join subscription s on s.id = p.subscription_id where s.guild_id = ?", guild))
+        assertThat(db.text("select status from subscription where guild_id = ?", guild)).isEqualTo("CANCELED");
+        assertThat(db.text("select p.status from payment p join subscription s on s.id = p.subscription_id where s.guild_id = ?", guild))
                 .isEqualTo("FAILED");
         // the guild may subscribe again, and only that subscription is ever announced
         UUID again = UUID.fromString(subscribe(user, guild, "PRO", key).then().statusCode(201).extract().path("id"));
         assertThat(Metrics.scrape().sum("umbra_billing_payment_attempts_total", "outcome=\"succeeded\""))
                 .isGreaterThanOrEqualTo((Double.isNaN(succeededBefore) ? 0 : succeededBefore) + 1);
-        UUID canceled = UUID.fromString(DB.text("select id::text from subscription where guild_id = ? and status = 'CANCELED'", guild));
+        UUID canceled = UUID.fromString(db.text("select id::text from subscription where guild_id = ? and status = 'CANCELED'", guild));
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> !ofAggregate(topic, again.toString()).isEmpty());
             assertThat(ofAggregate(topic, canceled.toString())).isEmpty();
@@ -129,10 +129,10 @@ class SubscriptionsIT extends PayingUserTest {
         String guild = Snowflakes.random();
         // the stored key now decrypts to a billing key the gateway never issued
         String forged = cipher.encrypt(new GatewayBillingKey("bk_never_issued"), key);
-        DB.text("update billing_key set encrypted_key = ? where id = ? returning id::text", forged, key);
+        db.text("update billing_key set encrypted_key = ? where id = ? returning id::text", forged, key);
 
         subscribe(user, guild, "PRO", key).then().statusCode(422).contentType("application/problem+json");
-        assertThat(DB.text("select status from subscription where guild_id = ?", guild)).isEqualTo("CANCELED");
+        assertThat(db.text("select status from subscription where guild_id = ?", guild)).isEqualTo("CANCELED");
         assertThat(gateway.charges().stream().filter(c -> c.billingKey().equals("bk_never_issued"))).isEmpty();
     }
 
@@ -144,9 +144,9 @@ class SubscriptionsIT extends PayingUserTest {
                 .header("Retry-After", matchesPattern("\\d+"));
         gateway.recover();
 
-        UUID id = UUID.fromString(DB.text("select id::text from subscription where guild_id = ?", guild));
-        assertThat(DB.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
-        assertThat(DB.text("select status from payment where subscription_id = ?", id)).isEqualTo("FAILED");
+        UUID id = UUID.fromString(db.text("select id::text from subscription where guild_id = ?", guild));
+        assertThat(db.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
+        assertThat(db.text("select status from payment where subscription_id = ?", id)).isEqualTo("FAILED");
         assertThat(chargesOf(id)).isEmpty();
     }
 
@@ -158,10 +158,10 @@ class SubscriptionsIT extends PayingUserTest {
         pending.then().statusCode(202).body("status", equalTo("PENDING"));
         UUID id = UUID.fromString(pending.path("id"));
         assertThat(chargesOf(id)).hasSize(1);
-        assertThat(DB.text("select status from payment where subscription_id = ?", id)).isEqualTo("IN_PROGRESS");
+        assertThat(db.text("select status from payment where subscription_id = ?", id)).isEqualTo("IN_PROGRESS");
 
         // what the callback or the reconciliation job does: settle the payment and tell the subscription
-        UUID paymentId = UUID.fromString(DB.text("select id::text from payment where subscription_id = ?", id));
+        UUID paymentId = UUID.fromString(db.text("select id::text from payment where subscription_id = ?", id));
         String paymentKey = chargesOf(id).get(0).paymentKey();
         settle(paymentId, paymentKey, true);
 
@@ -180,10 +180,10 @@ class SubscriptionsIT extends PayingUserTest {
         pending.then().statusCode(202).body("status", equalTo("PENDING"));
         UUID id = UUID.fromString(pending.path("id"));
         String paymentKey = chargesOf(id).get(0).paymentKey();
-        assertThat(DB.text("select external_payment_key from payment where subscription_id = ?", id)).isEqualTo(paymentKey);
+        assertThat(db.text("select external_payment_key from payment where subscription_id = ?", id)).isEqualTo(paymentKey);
 
-        settle(UUID.fromString(DB.text("select id::text from payment where subscription_id = ?", id)), paymentKey, false);
-        assertThat(DB.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
+        settle(UUID.fromString(db.text("select id::text from payment where subscription_id = ?", id)), paymentKey, false);
+        assertThat(db.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
         subscribe(user, guild, "PRO", key).then().statusCode(201);
     }
 
@@ -203,8 +203,8 @@ class SubscriptionsIT extends PayingUserTest {
             given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body(body).when().post("/subscriptions")
                     .then().statusCode(400).contentType("application/problem+json");
         }
-        assertThat(DB.count("select count(*) from subscription where guild_id = ?", guild)).isZero();
-        assertThat(DB.count("select count(*) from payment p join subscription s on s.id = p.subscription_id where s.user_id = ?", user)).isZero();
+        assertThat(db.count("select count(*) from subscription where guild_id = ?", guild)).isZero();
+        assertThat(db.count("select count(*) from payment p join subscription s on s.id = p.subscription_id where s.user_id = ?", user)).isZero();
     }
 
     @Test
@@ -213,8 +213,8 @@ class SubscriptionsIT extends PayingUserTest {
         List<Integer> statuses = concurrently(6, i -> subscribe(user, guild, "PRO", key).statusCode());
 
         assertThat(statuses).containsOnlyOnce(201).containsOnly(201, 409);
-        assertThat(DB.count("select count(*) from subscription where guild_id = ?", guild)).isOne();
-        UUID id = UUID.fromString(DB.text("select id::text from subscription where guild_id = ?", guild));
+        assertThat(db.count("select count(*) from subscription where guild_id = ?", guild)).isOne();
+        UUID id = UUID.fromString(db.text("select id::text from subscription where guild_id = ?", guild));
         assertThat(chargesOf(id)).hasSize(1);
         subscribe(user, guild, "PREMIUM", key).then().statusCode(409).contentType("application/problem+json");
     }
@@ -250,7 +250,7 @@ class SubscriptionsIT extends PayingUserTest {
         Charge upgrade = chargesOf(id).get(1);
         assertThat(upgrade.idempotencyKey()).isEqualTo(ChargeKeys.upgradeCharge(id, 0, "PREMIUM"));
         assertThat(upgrade.amount()).isBetween(1L, 10_000L);
-        assertThat(DB.text("select purpose || ':' || status from payment where subscription_id = ? and period = 0 and purpose <> 'PERIOD'", id))
+        assertThat(db.text("select purpose || ':' || status from payment where subscription_id = ? and period = 0 and purpose <> 'PERIOD'", id))
                 .isEqualTo("UPGRADE_PREMIUM:SUCCEEDED");
 
         String periodEnd = given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PRO\"}")
@@ -276,7 +276,7 @@ class SubscriptionsIT extends PayingUserTest {
 
         // a period-end cancel that comes after the cancel now finds nothing to do; one that comes before is then overtaken
         assertThat(statuses).containsOnly(200);
-        assertThat(DB.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
+        assertThat(db.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
         UUID marker = active("PRO");
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> !ofAggregate(topic, marker.toString()).isEmpty());
@@ -298,12 +298,12 @@ class SubscriptionsIT extends PayingUserTest {
         // one charges; the others find it in flight (409) or done (422: PREMIUM is not below PREMIUM)
         assertThat(statuses).containsOnlyOnce(200).allMatch(status -> status == 200 || status == 409 || status == 422);
         assertThat(chargesOf(id).stream().filter(c -> c.idempotencyKey().equals(ChargeKeys.upgradeCharge(id, 0, "PREMIUM")))).hasSize(1);
-        assertThat(DB.count("select count(*) from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", id)).isOne();
+        assertThat(db.count("select count(*) from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", id)).isOne();
     }
 
     @Test
     void chargesAnsweredWhileTheirCallbacksArriveSettleOnceEachWithoutADeadlock() throws Exception {
-        long deadlocksBefore = DB.count("select deadlocks from pg_stat_database where datname = current_database()");
+        long deadlocksBefore = db.count("select deadlocks from pg_stat_database where datname = current_database()");
         // only this test's callbacks in the sandbox's record, all of them to this service
         gateway.reset();
         gateway.callbackUrl(webhook.toString());
@@ -321,12 +321,12 @@ class SubscriptionsIT extends PayingUserTest {
         }
 
         assertThat(gateway.callbacks()).extracting(PaymentGatewaySandbox.Callback::answer).containsOnly(200);
-        assertThat(DB.count("select count(*) from subscription where user_id = ? and status = 'ACTIVE' and version = 1", user)).isEqualTo(12);
-        assertThat(DB.count("select count(*) from payment p join subscription s on s.id = p.subscription_id"
+        assertThat(db.count("select count(*) from subscription where user_id = ? and status = 'ACTIVE' and version = 1", user)).isEqualTo(12);
+        assertThat(db.count("select count(*) from payment p join subscription s on s.id = p.subscription_id"
                 + " where s.user_id = ? and p.status = 'SUCCEEDED' and p.version = 1", user)).isEqualTo(12);
-        assertThat(DB.count("select count(*) from invoice i join subscription s on s.id = i.subscription_id where s.user_id = ?", user))
+        assertThat(db.count("select count(*) from invoice i join subscription s on s.id = i.subscription_id where s.user_id = ?", user))
                 .isEqualTo(12);
-        assertThat(DB.count("select deadlocks from pg_stat_database where datname = current_database()")).isEqualTo(deadlocksBefore);
+        assertThat(db.count("select deadlocks from pg_stat_database where datname = current_database()")).isEqualTo(deadlocksBefore);
     }
 
     private static List<Integer> concurrently(int clients, java.util.function.IntFunction<Integer> request) throws Exception {

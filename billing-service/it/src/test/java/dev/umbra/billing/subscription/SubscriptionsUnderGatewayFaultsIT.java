@@ -64,7 +64,7 @@ import org.junit.jupiter.api.Test;
 // faults played on purpose: the guard reports retries and its circuit, the settlement money it must give back
 @ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
 @ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "to be given back")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "billing"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class SubscriptionsUnderGatewayFaultsIT extends PayingUserTest {
 
     private static final int OPERATIONS = 320;
@@ -168,7 +168,7 @@ class SubscriptionsUnderGatewayFaultsIT extends PayingUserTest {
                     PagedRun.Summary<PaymentSettlement.Result> run = await(() -> reconciliation.run());
                     // a circuit a fault opened may still be open after the gateway healed: a run that could not look proves nothing
                     if (!faulty && run.unreachable() == 0) {
-                        assertThat(DB.count("select count(*) from payment where status = 'IN_PROGRESS' and attempted_at < ? "
+                        assertThat(db.count("select count(*) from payment where status = 'IN_PROGRESS' and attempted_at < ? "
                                 + "and subscription_id in (" + ours + ")",
                                 clock.instant().minus(settings.pendingWindow()).minus(settings.settleAfter())))
                                 .as("payments older than the pending window after a run with the gateway healthy (seed %d)", seed).isZero();
@@ -195,28 +195,28 @@ class SubscriptionsUnderGatewayFaultsIT extends PayingUserTest {
 
         System.out.printf("gateway-fault property run: seed %d, %d subscriptions, operations %s, answers %s, %d gateway requests, "
                 + "%d charges given back by the service%n", seed, subscriptions.size(), operations, answered, gateway.received().size(),
-                DB.count("select count(*) from refund r join invoice i on i.id = r.invoice_id where r.idempotency_key = 'automatic' "
+                db.count("select count(*) from refund r join invoice i on i.id = r.invoice_id where r.idempotency_key = 'automatic' "
                         + "and i.subscription_id in (" + ours + ")"));
         assertThat(answered.keySet()).as("seed %d", seed).isSubsetOf(ANSWERS);
         assertThat(takenTwice()).as("seed %d", seed).isEmpty();
-        assertThat(DB.count("select count(*) from payment where status = 'IN_PROGRESS' and subscription_id in (" + ours + ")"))
+        assertThat(db.count("select count(*) from payment where status = 'IN_PROGRESS' and subscription_id in (" + ours + ")"))
                 .as("seed %d", seed).isZero();
-        assertThat(DB.text("select coalesce(string_agg(s.status, ','), '') from stray_charge s join payment p on p.id = s.payment_id "
+        assertThat(db.text("select coalesce(string_agg(s.status, ','), '') from stray_charge s join payment p on p.id = s.payment_id "
                 + "where s.status not in ('RETURNED', 'NOTHING_TAKEN') and p.subscription_id in (" + ours + ")")).as("seed %d", seed).isEmpty();
         // a charge a subscription could not use is given back by the service: every such refund succeeded
-        assertThat(DB.text("select coalesce(string_agg(r.status, ','), '') from refund r join invoice i on i.id = r.invoice_id "
+        assertThat(db.text("select coalesce(string_agg(r.status, ','), '') from refund r join invoice i on i.id = r.invoice_id "
                 + "where r.status <> 'SUCCEEDED' and i.subscription_id in (" + ours + ")")).as("seed %d", seed).isEmpty();
         Map<UUID, Long> kept = keptByGateway();
-        List<UUID> all = List.of(DB.text("select string_agg(id::text, ',') from (" + ours + ") s").split(",")).stream().map(UUID::fromString)
+        List<UUID> all = List.of(db.text("select string_agg(id::text, ',') from (" + ours + ") s").split(",")).stream().map(UUID::fromString)
                 .toList();
         assertThat(all).as("seed %d", seed).hasSizeGreaterThanOrEqualTo(subscriptions.size());
         for (UUID subscription : all) {
-            long booked = DB.count("select coalesce(sum(amount), 0) from ledger_entry where subscription_id = ?", subscription);
+            long booked = db.count("select coalesce(sum(amount), 0) from ledger_entry where subscription_id = ?", subscription);
             assertThat(kept.getOrDefault(subscription, 0L)).as("money kept for %s vs its ledger (seed %d)", subscription, seed)
                     .isEqualTo(booked);
-            long succeeded = DB.count("select coalesce(sum(paid_amount), 0) from payment where subscription_id = ? and status = 'SUCCEEDED'",
+            long succeeded = db.count("select coalesce(sum(paid_amount), 0) from payment where subscription_id = ? and status = 'SUCCEEDED'",
                     subscription);
-            long refunded = DB.count("select coalesce(sum(r.amount), 0) from refund r join invoice i on i.id = r.invoice_id "
+            long refunded = db.count("select coalesce(sum(r.amount), 0) from refund r join invoice i on i.id = r.invoice_id "
                     + "where i.subscription_id = ? and r.status = 'SUCCEEDED'", subscription);
             assertThat(succeeded - refunded).as("payments succeeded less refunds for %s vs its ledger (seed %d)", subscription, seed)
                     .isEqualTo(booked);
@@ -258,10 +258,10 @@ class SubscriptionsUnderGatewayFaultsIT extends PayingUserTest {
             clock.advance(settings.strayWatch().plusSeconds(1));
             await(() -> strayCharges.run());
             await(() -> automaticRefunds.run());
-            boolean open = DB.count("select count(*) from payment where status = 'IN_PROGRESS' and subscription_id in (" + ours + ")") > 0
-                    || DB.count("select count(*) from stray_charge s join payment p on p.id = s.payment_id where s.status = 'WATCHING' "
+            boolean open = db.count("select count(*) from payment where status = 'IN_PROGRESS' and subscription_id in (" + ours + ")") > 0
+                    || db.count("select count(*) from stray_charge s join payment p on p.id = s.payment_id where s.status = 'WATCHING' "
                     + "and p.subscription_id in (" + ours + ")") > 0
-                    || DB.count("select count(*) from refund r join invoice i on i.id = r.invoice_id where r.status = 'SCHEDULED' "
+                    || db.count("select count(*) from refund r join invoice i on i.id = r.invoice_id where r.status = 'SCHEDULED' "
                     + "and i.subscription_id in (" + ours + ")") > 0;
             if (!open) {
                 return;
@@ -314,7 +314,7 @@ class SubscriptionsUnderGatewayFaultsIT extends PayingUserTest {
     }
 
     /** A job's run or a scan, on a Vert.x context as the service runs them; one that never ends fails the test. */
-    private static <T> T await(Supplier<Uni<T>> work) throws Exception {
+    private <T> T await(Supplier<Uni<T>> work) throws Exception {
         CompletableFuture<T> done = CompletableFuture.supplyAsync(() -> {
             try {
                 return VertxContextSupport.subscribeAndAwait(work::get);
@@ -325,7 +325,7 @@ class SubscriptionsUnderGatewayFaultsIT extends PayingUserTest {
         try {
             return done.get(STUCK.toSeconds(), TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            throw new AssertionError("a job's run did not end within " + STUCK + "; the database's sessions then: " + DB.text(
+            throw new AssertionError("a job's run did not end within " + STUCK + "; the database's sessions then: " + db.text(
                     "select string_agg(pid || ' ' || state || ' xact ' || coalesce((now() - xact_start)::text, '-') || ' wait '"
                     + " || coalesce(wait_event_type || '/' || wait_event, '-') || ' blocked by ' || pg_blocking_pids(pid)::text || ': '"
                     + " || left(query, 160), E'\\n') from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()"));
