@@ -16,7 +16,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 /** Events as Debezium's outbox router produces them, with ids the test chooses (to produce one twice), and reads of the audit database. */
 public final class AuditFixtures {
 
-    public static final Database DB = Database.of("audit");
 
     private AuditFixtures() {
     }
@@ -47,13 +46,13 @@ public final class AuditFixtures {
         return read;
     }
 
-    public static long stored(UUID eventId) {
-        return DB.count("select count(*) from audit_log where event_id = ?", eventId);
+    public static long stored(Database db, UUID eventId) {
+        return db.count("select count(*) from audit_log where event_id = ?", eventId);
     }
 
     /** The guild an event is attributed to, or null. */
-    public static String guildOf(UUID eventId) {
-        return DB.count("select count(*) from audit_guild where event_id = ?", eventId) == 0 ? null
-                : DB.text("select guild_id from audit_guild where event_id = ?", eventId);
+    public static String guildOf(Database db, UUID eventId) {
+        return db.count("select count(*) from audit_guild where event_id = ?", eventId) == 0 ? null
+                : db.text("select guild_id from audit_guild where event_id = ?", eventId);
     }
 }

@@ -29,7 +29,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 /** What the recovery ITs share: structures, snapshots through the API, plans through licensing's events. */
 public final class RecoveryFixtures {
 
-    public static final Database DB = Database.of("recovery");
     public static final Duration WAIT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -68,15 +67,15 @@ public final class RecoveryFixtures {
         return UUID.fromString(postSnapshot(guildId, body("MANUAL", structure)).then().statusCode(201).extract().path("id"));
     }
 
-    public static long snapshotsOf(String guildId) {
-        return DB.count("select count(*) from snapshot where guild_id = ?", guildId);
+    public static long snapshotsOf(Database db, String guildId) {
+        return db.count("select count(*) from snapshot where guild_id = ?", guildId);
     }
 
     /** Licensing grants the plan; returns the license once recovery has applied it. */
-    public static UUID grant(String guildId, String plan) {
+    public static UUID grant(Database db, String guildId, String plan) {
         UUID license = UUID.randomUUID();
         OutboxRecords.publish(new LicenseGranted(license, guildId, plan), Instant.now());
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from license_plan where license_id = ? and plan = ?", license, plan) == 1);
+        await().atMost(WAIT).until(() -> db.count("select count(*) from license_plan where license_id = ? and plan = ?", license, plan) == 1);
         return license;
     }
 

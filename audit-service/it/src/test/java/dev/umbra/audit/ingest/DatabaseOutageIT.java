@@ -1,6 +1,5 @@
 package dev.umbra.audit.ingest;
 
-import static dev.umbra.audit.AuditFixtures.DB;
 import static dev.umbra.audit.AuditFixtures.record;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,7 +11,9 @@ import dev.umbra.events.EventHeaders;
 import dev.umbra.events.licensing.LicenseExtended;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.recovery.SnapshotCreated;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
@@ -42,6 +43,9 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class DatabaseOutageIT {
+
+    @InjectDevstack
+    Database db;
 
     private static final Duration WAIT = Duration.ofSeconds(90);
 
@@ -82,7 +86,7 @@ class DatabaseOutageIT {
         }
         KafkaProbe.produceAll(beforeGrant);
         String extendedIds = String.join(",", extensions.stream().map(UUID::toString).toList());
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from audit_log where event_id = any(string_to_array(?, ',')::uuid[])",
+        await().atMost(WAIT).until(() -> db.count("select count(*) from audit_log where event_id = any(string_to_array(?, ',')::uuid[])",
                 extendedIds) == beforeGrant.size());
 
         link.cut();
@@ -93,13 +97,13 @@ class DatabaseOutageIT {
         link.restore();
 
         String ids = String.join(",", guildOfEvent.keySet().stream().map(UUID::toString).toList());
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from audit_guild where event_id = any(string_to_array(?, ',')::uuid[])", ids)
+        await().atMost(WAIT).until(() -> db.count("select count(*) from audit_guild where event_id = any(string_to_array(?, ',')::uuid[])", ids)
                 == guildOfEvent.size());
-        assertThat(DB.count("select count(*) from audit_log where event_id = any(string_to_array(?, ',')::uuid[])", ids))
+        assertThat(db.count("select count(*) from audit_log where event_id = any(string_to_array(?, ',')::uuid[])", ids))
                 .isEqualTo(guildOfEvent.size());
-        assertThat(DB.count("select count(*) from processed_event where consumer = 'audit' and event_id = any(string_to_array(?, ',')::uuid[])", ids))
+        assertThat(db.count("select count(*) from processed_event where consumer = 'audit' and event_id = any(string_to_array(?, ',')::uuid[])", ids))
                 .isEqualTo(guildOfEvent.size());
-        guildOfEvent.forEach((id, guild) -> assertThat(DB.text("select guild_id from audit_guild where event_id = ?", id)).isEqualTo(guild));
+        guildOfEvent.forEach((id, guild) -> assertThat(db.text("select guild_id from audit_guild where event_id = ?", id)).isEqualTo(guild));
         assertThat(inboxMetric("umbra_inbox_events_total", "outcome=\"dead_lettered\"")).isEqualTo(deadLetteredBefore);
     }
 
@@ -115,7 +119,7 @@ class DatabaseOutageIT {
             records.add(AuditFixtures.recordedAt(record("audit_probe", aggregate, "ProbeReported", "{\"n\":" + i + "}", id, now), now.plusMillis(i)));
         }
         KafkaProbe.produceAll(records);
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from audit_log where aggregate_id = ?", aggregate) == 9);
+        await().atMost(WAIT).until(() -> db.count("select count(*) from audit_log where aggregate_id = ?", aggregate) == 9);
         long failuresLogged = roundFailuresLogged();
 
         String replay = given().auth().oauth2(Tokens.admin()).contentType(ContentType.JSON)
@@ -128,16 +132,16 @@ class DatabaseOutageIT {
             await().atMost(WAIT).until(() -> roundFailuresLogged() > failuresLogged);
             link.restore();
 
-            await().atMost(WAIT).until(() -> DB.text("select status from replay where id = ?::uuid", replay).equals("COMPLETED"));
-            assertThat(DB.count("select published from replay where id = ?::uuid", replay)).isEqualTo(9);
+            await().atMost(WAIT).until(() -> db.text("select status from replay where id = ?::uuid", replay).equals("COMPLETED"));
+            assertThat(db.count("select published from replay where id = ?::uuid", replay)).isEqualTo(9);
             // the item's outcome is recorded just after the replay's last transaction
-            await().atMost(WAIT).until(() -> DB.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replay)
+            await().atMost(WAIT).until(() -> db.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replay)
                     .equals("done"));
             // every event at least once (a batch cut short is published again), in order per aggregate
             await().atMost(WAIT).until(() -> topic.seen().stream().filter(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER)))
                     .map(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID)).distinct().toList(), seen -> seen.equals(ids));
         }
-        assertThat(DB.count("select count(*) from audit_log where aggregate_id = ?", aggregate)).isEqualTo(9);
+        assertThat(db.count("select count(*) from audit_log where aggregate_id = ?", aggregate)).isEqualTo(9);
     }
 
     private static long roundFailuresLogged() throws java.io.IOException {

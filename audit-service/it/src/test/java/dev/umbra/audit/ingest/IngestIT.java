@@ -1,6 +1,5 @@
 package dev.umbra.audit.ingest;
 
-import static dev.umbra.audit.AuditFixtures.DB;
 import static dev.umbra.audit.AuditFixtures.guildOf;
 import static dev.umbra.audit.AuditFixtures.record;
 import static dev.umbra.audit.AuditFixtures.stored;
@@ -18,7 +17,9 @@ import dev.umbra.events.identity.UserSessionCreated;
 import dev.umbra.events.licensing.LicenseExtended;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.recovery.SnapshotCreated;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import io.quarkus.test.common.ResourceArg;
@@ -46,6 +47,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class IngestIT {
+
+    @InjectDevstack
+    Database db;
 
     private static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -85,14 +89,14 @@ class IngestIT {
         KafkaProbe.produceAll(all);
 
         String ids = String.join(",", guildOfEvent.keySet().stream().map(UUID::toString).toList());
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from audit_guild where event_id = any(string_to_array(?, ',')::uuid[])", ids)
+        await().atMost(WAIT).until(() -> db.count("select count(*) from audit_guild where event_id = any(string_to_array(?, ',')::uuid[])", ids)
                 == guildOfEvent.size());
-        assertThat(DB.count("select count(*) from audit_log where event_id = any(string_to_array(?, ',')::uuid[])", ids))
+        assertThat(db.count("select count(*) from audit_log where event_id = any(string_to_array(?, ',')::uuid[])", ids))
                 .isEqualTo(guildOfEvent.size());
-        assertThat(DB.count("select count(*) from processed_event where consumer = 'audit' and event_id = any(string_to_array(?, ',')::uuid[])", ids))
+        assertThat(db.count("select count(*) from processed_event where consumer = 'audit' and event_id = any(string_to_array(?, ',')::uuid[])", ids))
                 .isEqualTo(guildOfEvent.size());
-        guildOfEvent.forEach((id, guild) -> assertThat(guildOf(id)).as("guild of %s", id).isEqualTo(guild));
-        assertThat(DB.count("select count(*) from audit_unattributed where event_id = any(string_to_array(?, ',')::uuid[])", ids)).isZero();
+        guildOfEvent.forEach((id, guild) -> assertThat(guildOf(db, id)).as("guild of %s", id).isEqualTo(guild));
+        assertThat(db.count("select count(*) from audit_unattributed where event_id = any(string_to_array(?, ',')::uuid[])", ids)).isZero();
     }
 
     @Test
@@ -112,8 +116,8 @@ class IngestIT {
                 record(new RefundSucceeded(UUID.randomUUID(), invoice, new BigDecimal("5.00"), "EUR"), refunded, now),
                 record(new InvoiceGenerated(invoice, subscription, now, now.plus(30, ChronoUnit.DAYS), new BigDecimal("9.90"), "EUR"),
                         invoiced, now)));
-        await().atMost(WAIT).until(() -> stored(extended) + stored(paid) + stored(invoiced) + stored(refunded) == 4);
-        assertThat(List.of(extended, paid, invoiced, refunded)).allSatisfy(id -> assertThat(guildOf(id)).isNull());
+        await().atMost(WAIT).until(() -> stored(db, extended) + stored(db, paid) + stored(db, invoiced) + stored(db, refunded) == 4);
+        assertThat(List.of(extended, paid, invoiced, refunded)).allSatisfy(id -> assertThat(guildOf(db, id)).isNull());
         await().atMost(WAIT).until(() -> unattributedGauge() >= 4);
 
         UUID granted = UUID.randomUUID();
@@ -123,8 +127,8 @@ class IngestIT {
 
         // the refund names only its invoice, whose guild is learned from the invoice's event, attributed through its subscription
         await().atMost(WAIT).untilAsserted(() -> assertThat(List.of(granted, started, extended, paid, invoiced, refunded))
-                .allSatisfy(id -> assertThat(guildOf(id)).isEqualTo(guild)));
-        assertThat(DB.count("select count(*) from audit_unattributed where event_id in (?, ?, ?, ?)", extended, paid, invoiced, refunded)).isZero();
+                .allSatisfy(id -> assertThat(guildOf(db, id)).isEqualTo(guild)));
+        assertThat(db.count("select count(*) from audit_unattributed where event_id in (?, ?, ?, ?)", extended, paid, invoiced, refunded)).isZero();
     }
 
     @Test
@@ -140,16 +144,16 @@ class IngestIT {
                 record("audit_probe", "probe-1", "ProbeReported",
                         "{\"note\":\"kept\",\"gateway\":{\"clientSecret\":\"" + leaked + "\",\"apiKey\":\"" + leaked + "\"},"
                                 + "\"items\":[{\"access_token\":\"" + leaked + "\",\"label\":\"kept\"}]}", surprise, now)));
-        await().atMost(WAIT).until(() -> stored(session) + stored(surprise) == 2);
+        await().atMost(WAIT).until(() -> stored(db, session) + stored(db, surprise) == 2);
 
-        String sessionRow = DB.text("select payload::text from audit_log where event_id = ?", session);
+        String sessionRow = db.text("select payload::text from audit_log where event_id = ?", session);
         assertThat(sessionRow).doesNotContain(fingerprint).contains("\"session_ref\": \"***\"");
-        assertThat(DB.text("select masked_fields::text from audit_log where event_id = ?", session)).isEqualTo("[\"/session_ref\"]");
-        String surpriseRow = DB.text("select payload::text from audit_log where event_id = ?", surprise);
+        assertThat(db.text("select masked_fields::text from audit_log where event_id = ?", session)).isEqualTo("[\"/session_ref\"]");
+        String surpriseRow = db.text("select payload::text from audit_log where event_id = ?", surprise);
         assertThat(surpriseRow).doesNotContain(leaked).contains("kept");
-        assertThat(DB.text("select masked_fields::text from audit_log where event_id = ?", surprise))
+        assertThat(db.text("select masked_fields::text from audit_log where event_id = ?", surprise))
                 .isEqualTo("[\"/gateway/clientSecret\", \"/gateway/apiKey\", \"/items/0/access_token\"]");
-        assertThat(DB.text("select source_topic from audit_log where event_id = ?", surprise)).isEqualTo("umbra.audit_probe");
+        assertThat(db.text("select source_topic from audit_log where event_id = ?", surprise)).isEqualTo("umbra.audit_probe");
     }
 
     @Test
@@ -161,29 +165,29 @@ class IngestIT {
         ProducerRecord<String, byte[]> dead = record(new BotInstalled(guild, Snowflakes.random()), deadLetter, now);
         KafkaProbe.produceAll(List.of(new ProducerRecord<>(dead.topic() + ".dlq", null, dead.key(), dead.value(), dead.headers())));
         KafkaProbe.produceAll(List.of(record(new BotInstalled(guild, Snowflakes.random()), after, now)));
-        await().atMost(WAIT).until(() -> stored(after) == 1);
-        assertThat(stored(deadLetter)).isZero();
+        await().atMost(WAIT).until(() -> stored(db, after) == 1);
+        assertThat(stored(db, deadLetter)).isZero();
     }
 
     @Test
     void theServiceRoleCannotChangeOrDeleteWhatIsStored() {
         UUID id = UUID.randomUUID();
         KafkaProbe.produceAll(List.of(record(new BotInstalled(Snowflakes.random(), Snowflakes.random()), id, Instant.now())));
-        await().atMost(WAIT).until(() -> stored(id) == 1);
-        assertThatThrownBy(() -> DB.text("with changed as (update audit_log set event_type = 'Forged' where event_id = ? returning 1) "
+        await().atMost(WAIT).until(() -> stored(db, id) == 1);
+        assertThatThrownBy(() -> db.text("with changed as (update audit_log set event_type = 'Forged' where event_id = ? returning 1) "
                 + "select count(*) from changed", id)).rootCause().hasMessageContaining("append-only");
-        assertThatThrownBy(() -> DB.text("with gone as (delete from audit_log where event_id = ? returning 1) select count(*) from gone", id))
+        assertThatThrownBy(() -> db.text("with gone as (delete from audit_log where event_id = ? returning 1) select count(*) from gone", id))
                 .rootCause().hasMessageContaining("append-only");
-        assertThatThrownBy(() -> DB.text("with gone as (delete from audit_guild where event_id = ? returning 1) select count(*) from gone", id))
+        assertThatThrownBy(() -> db.text("with gone as (delete from audit_guild where event_id = ? returning 1) select count(*) from gone", id))
                 .rootCause().hasMessageContaining("append-only");
-        String partition = DB.text("select tableoid::regclass::text from audit_log where event_id = ?", id);
+        String partition = db.text("select tableoid::regclass::text from audit_log where event_id = ?", id);
         for (String table : List.of("audit_log", "audit_guild", partition, "audit_log_default")) {
-            assertThatThrownBy(() -> DB.execute("truncate " + table)).as(table).rootCause().hasMessageContaining("append-only");
+            assertThatThrownBy(() -> db.execute("truncate " + table)).as(table).rootCause().hasMessageContaining("append-only");
         }
         // a month made after the migration refuses it too
-        DB.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.now().plus(Duration.ofDays(400)));
+        db.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.now().plus(Duration.ofDays(400)));
         String later = "audit_log_" + DateTimeFormatter.ofPattern("yyyy_MM").withZone(ZoneOffset.UTC).format(Instant.now().plus(Duration.ofDays(400)));
-        assertThatThrownBy(() -> DB.execute("truncate " + later)).as(later).rootCause().hasMessageContaining("append-only");
-        assertThat(stored(id)).isEqualTo(1);
+        assertThatThrownBy(() -> db.execute("truncate " + later)).as(later).rootCause().hasMessageContaining("append-only");
+        assertThat(stored(db, id)).isEqualTo(1);
     }
 }

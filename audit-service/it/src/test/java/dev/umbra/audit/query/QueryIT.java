@@ -15,7 +15,9 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.licensing.LicenseExtended;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.recovery.SnapshotCreated;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -38,6 +40,9 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class QueryIT {
 
+    @InjectDevstack
+    Database db;
+
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final Instant BASE = Instant.parse("2026-11-02T10:00:00Z");
 
@@ -49,8 +54,8 @@ class QueryIT {
         return response.statusCode(200).extract().jsonPath().getList("events.eventId", String.class);
     }
 
-    private static void awaitAttributed(List<UUID> ids, String guild) {
-        await().atMost(WAIT).until(() -> ids.stream().allMatch(id -> guild.equals(guildOf(id))));
+    private void awaitAttributed(List<UUID> ids, String guild) {
+        await().atMost(WAIT).until(() -> ids.stream().allMatch(id -> guild.equals(guildOf(db, id))));
     }
 
     @Test
@@ -202,6 +207,6 @@ class QueryIT {
         assertThat(seen).containsExactlyElementsOf(expected);
         // a new listing sees everything
         assertThat(ids(get(admin, "/audit/events?guildId=" + guild + "&limit=500"))).hasSize(50);
-        assertThat(later).allSatisfy(id -> assertThat(stored(id)).isEqualTo(1));
+        assertThat(later).allSatisfy(id -> assertThat(stored(db, id)).isEqualTo(1));
     }
 }

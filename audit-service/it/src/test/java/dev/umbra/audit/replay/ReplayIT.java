@@ -1,6 +1,5 @@
 package dev.umbra.audit.replay;
 
-import static dev.umbra.audit.AuditFixtures.DB;
 import static dev.umbra.audit.AuditFixtures.record;
 import static dev.umbra.audit.AuditFixtures.recordedAt;
 import static dev.umbra.audit.AuditFixtures.stored;
@@ -11,7 +10,9 @@ import static org.hamcrest.Matchers.equalTo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.events.EventHeaders;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
@@ -39,12 +40,15 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class ReplayIT {
 
+    @InjectDevstack
+    Database db;
+
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String TOPIC = "umbra.audit_probe";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** {@code count} events of one new probe aggregate, recorded a millisecond apart; the third's payload carries a secret (masked). */
-    private static List<UUID> storedEvents(String aggregateId, int count) {
+    private List<UUID> storedEvents(String aggregateId, int count) {
         Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         List<UUID> ids = new ArrayList<>();
         List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
@@ -55,7 +59,7 @@ class ReplayIT {
             records.add(recordedAt(record("audit_probe", aggregateId, "ProbeReported", payload, id, now.plusSeconds(i)), now.plusMillis(i)));
         }
         KafkaProbe.produceAll(records);
-        await().atMost(WAIT).until(() -> ids.stream().mapToLong(id -> stored(id)).sum() == count);
+        await().atMost(WAIT).until(() -> ids.stream().mapToLong(id -> stored(db, id)).sum() == count);
         return ids;
     }
 
@@ -85,7 +89,7 @@ class ReplayIT {
             records.add(record);
         }
         KafkaProbe.produceAll(records);
-        await().atMost(WAIT).until(() -> ids.stream().mapToLong(id -> stored(id)).sum() == ids.size());
+        await().atMost(WAIT).until(() -> ids.stream().mapToLong(id -> stored(db, id)).sum() == ids.size());
 
         String replay = ask("{\"aggregateType\":\"audit_probe\",\"aggregateId\":\"" + aggregate + "\"}").then().statusCode(202)
                 .extract().path("id");
@@ -107,8 +111,8 @@ class ReplayIT {
         UUID old = UUID.randomUUID();
         Instant longAgo = Instant.now().minus(31, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MILLIS);
         KafkaProbe.produceAll(List.of(recordedAt(record("audit_probe", aggregate, "ProbeReported", "{\"n\":-1}", old, longAgo), longAgo)));
-        await().atMost(WAIT).until(() -> stored(old) == 1);
-        long rowsBefore = DB.count("select count(*) from audit_log where aggregate_id = ?", aggregate);
+        await().atMost(WAIT).until(() -> stored(db, old) == 1);
+        long rowsBefore = db.count("select count(*) from audit_log where aggregate_id = ?", aggregate);
 
         String replay = ask("{\"aggregateType\":\"audit_probe\",\"aggregateId\":\"" + aggregate + "\"}").then().statusCode(202)
                 .header("Location", org.hamcrest.Matchers.containsString("/audit/replays/"))
@@ -146,9 +150,9 @@ class ReplayIT {
 
         // the audit consumer read the copies too (a later event of the aggregate, same partition, is stored) and skipped them
         UUID later = storedEvents(aggregate, 1).get(0);
-        assertThat(stored(later)).isOne();
-        assertThat(DB.count("select count(*) from audit_log where aggregate_id = ?", aggregate)).isEqualTo(rowsBefore + 1);
-        ids.forEach(id -> assertThat(stored(id)).isOne());
+        assertThat(stored(db, later)).isOne();
+        assertThat(db.count("select count(*) from audit_log where aggregate_id = ?", aggregate)).isEqualTo(rowsBefore + 1);
+        ids.forEach(id -> assertThat(stored(db, id)).isOne());
     }
 
     @Test
@@ -175,7 +179,7 @@ class ReplayIT {
         }
         clients.shutdown();
         assertThat(statuses).containsOnlyOnce(202).containsOnly(202, 409);
-        assertThat(DB.count("select count(*) from replay where scope = ?", "audit_probe/" + aggregate + "/*/*")).isOne();
+        assertThat(db.count("select count(*) from replay where scope = ?", "audit_probe/" + aggregate + "/*/*")).isOne();
 
         // 12 events, 3 a round a second: still running
         given().auth().oauth2(Tokens.admin()).when().delete("/audit/replays/{id}", replay).then().statusCode(200)
@@ -184,9 +188,9 @@ class ReplayIT {
         given().auth().oauth2(Tokens.admin()).when().delete("/audit/replays/{id}", replay).then().statusCode(409)
                 .contentType("application/problem+json");
         String replayId = replay;
-        await().atMost(WAIT).until(() -> DB.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replayId)
+        await().atMost(WAIT).until(() -> db.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replayId)
                 .equals("done"));
-        assertThat(DB.count("select published + refused_masked from replay where id = ?::uuid", replay)).isLessThan(12);
+        assertThat(db.count("select published + refused_masked from replay where id = ?::uuid", replay)).isLessThan(12);
 
         // the scope is free again
         ask(body).then().statusCode(202);
@@ -194,7 +198,7 @@ class ReplayIT {
 
     @Test
     void badRequestsAreProblemsAndStartNothing() {
-        long before = DB.count("select count(*) from replay");
+        long before = db.count("select count(*) from replay");
         ask("{}").then().statusCode(400).contentType("application/problem+json");
         ask("{\"aggregateId\":\"x\"}").then().statusCode(400).contentType("application/problem+json");
         ask("{\"from\":\"2026-02-01T00:00:00Z\",\"to\":\"2026-01-01T00:00:00Z\"}").then().statusCode(400);
@@ -208,6 +212,6 @@ class ReplayIT {
         given().auth().oauth2(Tokens.admin()).get("/audit/replays/{id}", UUID.randomUUID()).then().statusCode(404)
                 .contentType("application/problem+json");
         given().auth().oauth2(Tokens.admin()).get("/audit/replays/not-an-id").then().statusCode(404);
-        assertThat(DB.count("select count(*) from replay")).isEqualTo(before);
+        assertThat(db.count("select count(*) from replay")).isEqualTo(before);
     }
 }

@@ -1,6 +1,5 @@
 package dev.umbra.recovery.antinuke;
 
-import static dev.umbra.recovery.RecoveryFixtures.DB;
 import static dev.umbra.recovery.RecoveryFixtures.discordShape;
 import static dev.umbra.recovery.RecoveryFixtures.events;
 import static dev.umbra.recovery.RecoveryFixtures.grant;
@@ -20,7 +19,9 @@ import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.recovery.snapshot.GuildStructure;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -40,6 +41,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
 class AntiNukeIT {
+
+    @InjectDevstack
+    Database db;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
@@ -92,8 +96,8 @@ class AntiNukeIT {
             bans.add(entry(Snowflakes.random(), "MEMBER_BAN_ADD", actor, 30 + i));
         }
         forward(bans.toArray(ObjectNode[]::new)).then().statusCode(202).body("triggered", equalTo(List.of()));
-        assertThat(DB.count("select count(*) from audit_log_entry where guild_id = ?", guild)).isEqualTo(8);
-        assertThat(DB.count("select count(*) from anti_nuke_incident where guild_id = ?", guild)).isZero();
+        assertThat(db.count("select count(*) from audit_log_entry where guild_id = ?", guild)).isEqualTo(8);
+        assertThat(db.count("select count(*) from anti_nuke_incident where guild_id = ?", guild)).isZero();
     }
 
     @Test
@@ -112,15 +116,15 @@ class AntiNukeIT {
             await().atMost(WAIT).until(() -> events(antiNuke, "AntiNukeTriggered", guild).size() == 2);
             assertThat(events(antiNuke, "AntiNukeTriggered", guild)).extracting(KafkaProbe::value)
                     .anySatisfy(value -> assertThat(value).contains(actor).contains("mass-channel-deletion"));
-            assertThat(DB.count("select count(*) from work_item where queue = 'anti-nuke-response' and payload->>'guild_id' = ?", guild))
+            assertThat(db.count("select count(*) from work_item where queue = 'anti-nuke-response' and payload->>'guild_id' = ?", guild))
                     .isZero();
-            assertThat(DB.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isZero();
+            assertThat(db.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isZero();
         }
     }
 
     @Test
     void onAPlanWithAntiNukeTheSuspectLosesTheirRolesAndTheGuildIsSnapshotted() {
-        grant(guild, "PRO");
+        grant(db, guild, "PRO");
         GuildStructure saved = structure(guild);
         List<GuildStructure.Member> members = new ArrayList<>(saved.members());
         members.add(new GuildStructure.Member(actor, List.of(saved.roles().get(1).id())));
@@ -142,7 +146,7 @@ class AntiNukeIT {
                 }
             });
             assertThat(discord.guilds().changes(guild)).containsExactly("PATCH /api/v10/guilds/" + guild + "/members/" + actor);
-            assertThat(DB.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isOne();
+            assertThat(db.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isOne();
         }
     }
 

@@ -18,7 +18,9 @@ import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.recovery.snapshot.GuildStructure;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -38,6 +40,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
 class MemberRestoreIT {
+
+    @InjectDevstack
+    Database db;
 
     private final DiscordSandbox discord = Devstack.shared().discord();
     private String guild;
@@ -64,7 +69,7 @@ class MemberRestoreIT {
 
     @Test
     void aPremiumGuildsMemberGetsBackTheRolesThatStillExistOnce() {
-        grant(guild, "PREMIUM");
+        grant(db, guild, "PREMIUM");
         try (KafkaProbe members = KafkaProbe.read(Topics.of(Aggregates.MEMBER))) {
             restore(member, snapshot).then().statusCode(200).body("roles", equalTo(List.of(saved.roles().get(1).id())));
             restore(member, snapshot).then().statusCode(200);
@@ -80,7 +85,7 @@ class MemberRestoreIT {
     @Test
     void aPlanWithoutMemberRestoreAnUnknownMemberAndDiscordDownAreProblems() {
         restore(member, snapshot).then().statusCode(403).contentType("application/problem+json");
-        grant(guild, "PREMIUM");
+        grant(db, guild, "PREMIUM");
         restore(Snowflakes.random(), snapshot).then().statusCode(404).contentType("application/problem+json");
         restore(member, UUID.randomUUID()).then().statusCode(404).contentType("application/problem+json");
         discord.fail(1);

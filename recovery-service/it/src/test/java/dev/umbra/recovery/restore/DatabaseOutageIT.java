@@ -1,6 +1,5 @@
 package dev.umbra.recovery.restore;
 
-import static dev.umbra.recovery.RecoveryFixtures.DB;
 import static dev.umbra.recovery.RecoveryFixtures.WAIT;
 import static dev.umbra.recovery.RecoveryFixtures.body;
 import static dev.umbra.recovery.RecoveryFixtures.discordShape;
@@ -17,7 +16,9 @@ import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.recovery.snapshot.GuildStructure;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -39,6 +40,9 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
 class DatabaseOutageIT {
+
+    @InjectDevstack
+    Database db;
 
     private final TcpProxy link = DevstackResource.postgresProxy();
     private final DiscordSandbox discord = Devstack.shared().discord();
@@ -62,7 +66,7 @@ class DatabaseOutageIT {
         discord.guilds().put(guild, discordShape(nuked(guild, saved)));
 
         UUID job = restore(guild, snapshot);
-        await().atMost(WAIT).until(() -> DB.count("select done_steps from restore_job where id = ?", job) >= 8);
+        await().atMost(WAIT).until(() -> db.count("select done_steps from restore_job where id = ?", job) >= 8);
         link.cut();
         UUID license = UUID.randomUUID();
         OutboxRecords.publish(new LicenseGranted(license, guild, "PRO"), Instant.now());
@@ -71,12 +75,12 @@ class DatabaseOutageIT {
 
         link.restore();
         assertThat(awaitFinished(guild, job).getString("status")).isEqualTo("COMPLETED");
-        int total = (int) DB.count("select total_steps from restore_job where id = ?", job);
-        assertThat(DB.count("select done_steps from restore_job where id = ?", job)).isEqualTo(total);
+        int total = (int) db.count("select total_steps from restore_job where id = ?", job);
+        assertThat(db.count("select done_steps from restore_job where id = ?", job)).isEqualTo(total);
         List<String> changes = discord.guilds().changes(guild);
         assertThat(changes.stream().filter(change -> change.startsWith("POST"))).as("each create sent once").hasSize(6);
         // a step Discord confirmed while its record could not be written is sent once more: only idempotent ones can be
         assertThat(changes).hasSizeBetween(total, total + 1);
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from license_plan where license_id = ?", license) == 1);
+        await().atMost(WAIT).until(() -> db.count("select count(*) from license_plan where license_id = ?", license) == 1);
     }
 }

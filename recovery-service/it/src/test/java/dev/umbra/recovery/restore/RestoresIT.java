@@ -1,6 +1,5 @@
 package dev.umbra.recovery.restore;
 
-import static dev.umbra.recovery.RecoveryFixtures.DB;
 import static dev.umbra.recovery.RecoveryFixtures.discordShape;
 import static dev.umbra.recovery.RecoveryFixtures.events;
 import static dev.umbra.recovery.RecoveryFixtures.grant;
@@ -21,7 +20,9 @@ import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.recovery.snapshot.GuildStructure;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import io.quarkus.test.common.ResourceArg;
@@ -45,6 +46,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
 class RestoresIT {
+
+    @InjectDevstack
+    Database db;
 
     private final DiscordSandbox discord = Devstack.shared().discord();
     private String guild;
@@ -79,8 +83,8 @@ class RestoresIT {
             assertRestored();
             assertThat(discord.guilds().changes(guild)).hasSize(11);
             UUID pre = UUID.fromString(finished.getString("preRestoreSnapshotId"));
-            assertThat(DB.text("select trigger from snapshot where id = ?", pre)).isEqualTo("PRE_RESTORE");
-            assertThat(DB.text("select structure from snapshot where id = ?", pre)).contains("\"nuker\"");
+            assertThat(db.text("select trigger from snapshot where id = ?", pre)).isEqualTo("PRE_RESTORE");
+            assertThat(db.text("select structure from snapshot where id = ?", pre)).contains("\"nuker\"");
 
             await().atMost(WAIT).until(() -> events(restores, "RestoreCompleted", job.toString()).size() == 1);
             assertThat(events(restores, "RestoreStarted", guild)).singleElement()
@@ -92,7 +96,7 @@ class RestoresIT {
 
     @Test
     void twoRestoresAskedAtOnceStartOneAndRefuseTheOther() throws Exception {
-        grant(guild, "PRO");
+        grant(db, guild, "PRO");
         CyclicBarrier together = new CyclicBarrier(2);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
@@ -111,8 +115,8 @@ class RestoresIT {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(DB.count("select count(*) from restore_job where guild_id = ?", guild)).isOne();
-        UUID job = UUID.fromString(DB.text("select id from restore_job where guild_id = ?", guild));
+        assertThat(db.count("select count(*) from restore_job where guild_id = ?", guild)).isOne();
+        UUID job = UUID.fromString(db.text("select id from restore_job where guild_id = ?", guild));
         assertThat(awaitFinished(guild, job).getString("status")).isEqualTo("COMPLETED");
         // once it is over, the guild may restore again (PRO allows 5 a day)
         assertThat(awaitFinished(guild, restore(guild, snapshot)).getString("status")).isEqualTo("COMPLETED");
@@ -126,7 +130,7 @@ class RestoresIT {
 
         JsonPath finished = awaitFinished(guild, job);
         assertThat(finished.getString("status")).isEqualTo("COMPLETED");
-        assertThat(DB.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThan(0);
+        assertThat(db.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThan(0);
         assertRestored();
         assertThat(discord.guilds().changes(guild)).as("every step applied once").hasSize(11);
     }
@@ -139,7 +143,7 @@ class RestoresIT {
 
         JsonPath finished = awaitFinished(guild, job);
         assertThat(finished.getString("status")).isEqualTo("COMPLETED");
-        assertThat(DB.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThan(0);
+        assertThat(db.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThan(0);
         assertRestored();
         assertThat(discord.guilds().changes(guild)).as("every step applied once, the create whose answer was lost too").hasSize(11);
         assertThat(List.of(finished.getInt("created"), finished.getInt("updated"), finished.getInt("deleted"))).containsExactly(6, 3, 2);
@@ -147,7 +151,7 @@ class RestoresIT {
 
     @Test
     void aDiscordOutageLongerThanTheRetriesFailsTheRestoreAndTheGuildMayTryAgainLater() {
-        grant(guild, "PRO");
+        grant(db, guild, "PRO");
         try (KafkaProbe restores = KafkaProbe.read(Topics.of(Aggregates.RESTORE_JOB))) {
             discord.fail(-1);
             UUID job = restore(guild, snapshot);

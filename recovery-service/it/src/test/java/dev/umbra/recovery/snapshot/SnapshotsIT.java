@@ -1,6 +1,5 @@
 package dev.umbra.recovery.snapshot;
 
-import static dev.umbra.recovery.RecoveryFixtures.DB;
 import static dev.umbra.recovery.RecoveryFixtures.WAIT;
 import static dev.umbra.recovery.RecoveryFixtures.body;
 import static dev.umbra.recovery.RecoveryFixtures.events;
@@ -23,7 +22,9 @@ import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.events.licensing.LicenseDowngraded;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.licensing.LicenseSuspended;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -47,6 +48,9 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
 class SnapshotsIT {
 
+    @InjectDevstack
+    Database db;
+
     @BeforeAll
     static void stream() {
         Devstack.shared().streamOutbox("recovery", "recovery");
@@ -55,7 +59,7 @@ class SnapshotsIT {
     @Test
     void aSnapshotIsStoredWithItsChecksumAndReadBackListedAndDiffed() {
         String guild = Snowflakes.random();
-        grant(guild, "PRO");
+        grant(db, guild, "PRO");
         GuildStructure first = structure(guild);
         UUID before = takeSnapshot(guild, first);
         GuildStructure second = new GuildStructure(first.roles().subList(0, 3), first.channels(), first.members().subList(1, 2));
@@ -77,25 +81,25 @@ class SnapshotsIT {
     @Test
     void retentionFollowsThePlanAndADowngradeShrinksItAtTheNextSnapshot() {
         String guild = Snowflakes.random();
-        UUID license = grant(guild, "PRO");
+        UUID license = grant(db, guild, "PRO");
         List<UUID> taken = new ArrayList<>();
         try (KafkaProbe snapshots = KafkaProbe.read(Topics.of(Aggregates.SNAPSHOT))) {
             for (int i = 0; i < 9; i++) {
                 taken.add(takeSnapshot(guild, structure(guild)));
             }
-            assertThat(snapshotsOf(guild)).isEqualTo(7);
-            assertThat(DB.count("select count(*) from snapshot where id in (?, ?)", taken.get(0), taken.get(1))).isZero();
+            assertThat(snapshotsOf(db, guild)).isEqualTo(7);
+            assertThat(db.count("select count(*) from snapshot where id in (?, ?)", taken.get(0), taken.get(1))).isZero();
             await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() == 2);
             assertThat(events(snapshots, "SnapshotDeleted", guild)).extracting(record -> UUID.fromString(record.key()))
                     .containsExactlyInAnyOrder(taken.get(0), taken.get(1));
 
             OutboxRecords.publish(new LicenseDowngraded(license, "PRO", "FREE"), Instant.now());
-            await().atMost(WAIT).until(() -> DB.count("select count(*) from license_plan where license_id = ? and plan = 'FREE'", license) == 1);
-            assertThat(snapshotsOf(guild)).as("a plan change alone deletes nothing").isEqualTo(7);
+            await().atMost(WAIT).until(() -> db.count("select count(*) from license_plan where license_id = ? and plan = 'FREE'", license) == 1);
+            assertThat(snapshotsOf(db, guild)).as("a plan change alone deletes nothing").isEqualTo(7);
 
             UUID last = takeSnapshot(guild, structure(guild));
-            assertThat(snapshotsOf(guild)).isOne();
-            assertThat(DB.count("select count(*) from snapshot where id = ?", last)).isOne();
+            assertThat(snapshotsOf(db, guild)).isOne();
+            assertThat(db.count("select count(*) from snapshot where id = ?", last)).isOne();
             await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() == 9);
             assertThat(events(snapshots, "SnapshotCreated", guild)).hasSize(10);
         }
@@ -109,24 +113,24 @@ class SnapshotsIT {
         // the downgrade (later) is applied before the grant (earlier): the grant must not bring PREMIUM back
         OutboxRecords.publish(new LicenseDowngraded(license, "PREMIUM", "PRO"), granted.plusSeconds(30));
         OutboxRecords.publish(new LicenseGranted(license, guild, "PREMIUM"), granted);
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from license_plan where license_id = ? and guild_id = ?", license, guild) == 1);
-        assertThat(DB.text("select plan from license_plan where license_id = ?", license)).isEqualTo("PRO");
+        await().atMost(WAIT).until(() -> db.count("select count(*) from license_plan where license_id = ? and guild_id = ?", license, guild) == 1);
+        assertThat(db.text("select plan from license_plan where license_id = ?", license)).isEqualTo("PRO");
 
         for (int i = 0; i < 8; i++) {
             takeSnapshot(guild, structure(guild));
         }
-        assertThat(snapshotsOf(guild)).isEqualTo(7);
+        assertThat(snapshotsOf(db, guild)).isEqualTo(7);
 
         OutboxRecords.publish(new LicenseSuspended(license, "payment failed"), Instant.now());
-        await().atMost(WAIT).until(() -> "SUSPENDED".equals(DB.text("select status from license_plan where license_id = ?", license)));
+        await().atMost(WAIT).until(() -> "SUSPENDED".equals(db.text("select status from license_plan where license_id = ?", license)));
         takeSnapshot(guild, structure(guild));
-        assertThat(snapshotsOf(guild)).isOne();
+        assertThat(snapshotsOf(db, guild)).isOne();
     }
 
     @Test
     void concurrentSnapshotsOfAGuildKeepExactlyWhatThePlanAllows() throws Exception {
         String guild = Snowflakes.random();
-        grant(guild, "PRO");
+        grant(db, guild, "PRO");
         int writers = 16;
         ExecutorService pool = Executors.newFixedThreadPool(writers);
         try (KafkaProbe snapshots = KafkaProbe.read(Topics.of(Aggregates.SNAPSHOT))) {
@@ -135,7 +139,7 @@ class SnapshotsIT {
                 answers.add(CompletableFuture.supplyAsync(() -> postSnapshot(guild, body("SCHEDULED", structure(guild))).statusCode(), pool));
             }
             assertThat(answers).allSatisfy(answer -> assertThat(answer.join()).isEqualTo(201));
-            assertThat(snapshotsOf(guild)).isEqualTo(7);
+            assertThat(snapshotsOf(db, guild)).isEqualTo(7);
             await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() >= 9);
             assertThat(events(snapshots, "SnapshotDeleted", guild)).as("each deleted once").extracting(record -> record.key())
                     .doesNotHaveDuplicates().hasSize(9);
@@ -163,7 +167,7 @@ class SnapshotsIT {
         }
         postSnapshot(guild, body("MANUAL", new GuildStructure(good.roles(), good.channels(), crowd))).then().statusCode(413)
                 .contentType("application/problem+json");
-        assertThat(snapshotsOf(guild)).isZero();
+        assertThat(snapshotsOf(db, guild)).isZero();
 
         given().auth().oauth2(Tokens.bot()).when().get("/guilds/{g}/snapshots/{id}", guild, UUID.randomUUID()).then().statusCode(404)
                 .contentType("application/problem+json");
@@ -176,20 +180,20 @@ class SnapshotsIT {
     @Test
     void aDeletedGuildsSnapshotsAreKeptForThePeriodThenPurgedEachWithAnEvent() {
         String guild = Snowflakes.random();
-        grant(guild, "PRO");
+        grant(db, guild, "PRO");
         List<UUID> taken = List.of(takeSnapshot(guild, structure(guild)), takeSnapshot(guild, structure(guild)));
         try (KafkaProbe snapshots = KafkaProbe.read(Topics.of(Aggregates.SNAPSHOT))) {
             UUID deleted = UUID.randomUUID();
             OutboxRecords.publish(new GuildDeleted(guild), deleted, Instant.now());
             OutboxRecords.publish(new GuildDeleted(guild), deleted, Instant.now());
-            await().atMost(WAIT).until(() -> DB.count("select count(*) from deleted_guild where guild_id = ?", guild) == 1);
+            await().atMost(WAIT).until(() -> db.count("select count(*) from deleted_guild where guild_id = ?", guild) == 1);
             postSnapshot(guild, body("MANUAL", structure(guild))).then().statusCode(409).contentType("application/problem+json");
 
-            await().atMost(WAIT).until(() -> snapshotsOf(guild) == 0);
+            await().atMost(WAIT).until(() -> snapshotsOf(db, guild) == 0);
             await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() == 2);
             assertThat(events(snapshots, "SnapshotDeleted", guild)).extracting(record -> UUID.fromString(record.key()))
                     .containsExactlyInAnyOrderElementsOf(taken);
-            assertThat(DB.count("select count(*) from work_item where queue = 'snapshot-purge' and item_key = ?", guild)).isOne();
+            assertThat(db.count("select count(*) from work_item where queue = 'snapshot-purge' and item_key = ?", guild)).isOne();
         }
     }
 }
