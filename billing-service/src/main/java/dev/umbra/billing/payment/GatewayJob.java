@@ -6,13 +6,13 @@ import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
 import io.smallrye.mutiny.Uni;
-import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 
 /**
  * A recurring job that settles with the payment gateway what billing could not settle at once (payments

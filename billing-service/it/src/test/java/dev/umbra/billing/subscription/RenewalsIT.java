@@ -128,10 +128,7 @@ class RenewalsIT extends PayingUserTest {
 
     @Test
     void scansAndWorkersRunningAtOnceChargeEachPeriodOnce() throws Throwable {
-        List<UUID> subscriptions = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            subscriptions.add(active());
-        }
+        List<UUID> subscriptions = active(6);
         clock.advance(Duration.ofDays(32));
         // two of the charges lose their answer: they stay in flight and must not be sent again
         gateway.resetAfterCharge(2);
@@ -180,10 +177,7 @@ class RenewalsIT extends PayingUserTest {
 
     @Test
     void aScanPutsEveryDueSubscriptionInLineNotOnlyItsFirstPage() throws Throwable {
-        List<UUID> subscriptions = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            subscriptions.add(active());
-        }
+        List<UUID> subscriptions = active(5);
         clock.advance(Duration.ofDays(32));
 
         // pages of two (the test profile's scan-limit): a scan of the first page alone would find the same two
@@ -205,6 +199,14 @@ class RenewalsIT extends PayingUserTest {
                 .when().post("/test-control/clock/advance").then().statusCode(422).contentType("application/problem+json");
         given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"by\":\"PT1S\"}")
                 .when().post("/test-control/clock/advance").then().statusCode(403);
+    }
+
+    private List<UUID> active(int count) {
+        List<UUID> subscriptions = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            subscriptions.add(active());
+        }
+        return subscriptions;
     }
 
     private UUID active() {
