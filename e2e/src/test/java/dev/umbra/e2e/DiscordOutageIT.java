@@ -53,6 +53,7 @@ class DiscordOutageIT {
 
     @Test
     void aDiscordOutageDelaysOnlyTheMessagesAndEachOwnerIsToldEachThingOnce() throws Exception {
+        SystemInvariants.Mark mark = SystemInvariants.mark();
         discord.fail(-1);
         List<Subscribed> subscribed = Collections.synchronizedList(new ArrayList<>());
         ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
@@ -103,5 +104,6 @@ class DiscordOutageIT {
                 assertThat(told).hasSize(1);
             }
         }
+        SystemInvariants.assertHold("a Discord outage", mark);
     }
 }

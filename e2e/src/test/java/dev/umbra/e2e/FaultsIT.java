@@ -16,20 +16,28 @@ import dev.umbra.devstack.PostgresServer;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.LogLines;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.restassured.http.ContentType;
+import io.restassured.response.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -37,12 +45,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A fault in the middle of a burst of installs, then recovery. A consumer service killed: the records it
+ * A fault in the middle of a workload, then recovery: clients install the bot in new guilds and every
+ * third of them subscribes to PRO (a billing key, then the first charge at the gateway). A consumer service killed: the records it
  * had applied but not yet acknowledged to Kafka come again and are recognised. Kafka Connect killed: the
  * outbox rows it had read after its last flushed offset are sent to Kafka again. The broker stopped for
  * 15 s: events wait in the replication slot and consumers wait for the broker. PostgreSQL restarted: every
  * service answers 503 or waits while it is away, Debezium reconnects to its slots, and clients that try
- * again get their installs. Each time none is lost, none is applied twice, and no event is published twice.
+ * again get their installs and subscriptions. Each time none is lost, none is applied twice, and no event
+ * is published twice; then {@link SystemInvariants} checks the whole system.
  */
 class FaultsIT {
 
@@ -51,9 +61,15 @@ class FaultsIT {
     private static final int INSTALLS_BEFORE = 60;
     private static final int INSTALLS_AFTER = 60;
     private static final int KICKED = 10;
+    /** Every this many guilds of the workload, one subscribes to PRO. */
+    private static final int SUBSCRIBING_EVERY = 3;
+    /** How long a client keeps trying a call that answers 502/503 (the database away for 10 s, then circuits half-open). */
+    private static final Duration PATIENCE = Duration.ofSeconds(90);
 
     private final LocalSystem system = RunningSystem.get();
     private final SystemClient umbra = new SystemClient();
+    /** The guilds of this test's workload that subscribed, and how billing answered their subscription. */
+    private final Map<String, Integer> subscribed = new ConcurrentHashMap<>();
 
     /** The broker stopped on purpose: every Kafka client of every service reports it lost the broker until it is back. */
     private static final LogLines.Expectation BROKER_AWAY = new LogLines.Expectation("org.apache.kafka.clients.NetworkClient", "WARN",
@@ -73,7 +89,20 @@ class FaultsIT {
             "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "ERROR",
             "Offset commit failed on partition .*: The coordinator is not aware of this member");
 
-    private static final LogLines.Expectation[] KAFKA_AWAY = {BROKER_AWAY, COMMIT_FAILED, COMMIT_RETRIED, MEMBER_FORGOTTEN};
+    /**
+     * The same, seen by a consumer whose group the broker dissolved: its partitions are lost, and SmallRye's
+     * rebalance listener still tries to commit them, which fails and makes one poll fail; the consumer joins again.
+     */
+    private static final LogLines.Expectation[] PARTITIONS_LOST = {
+        new LogLines.Expectation("io.smallrye.reactive.messaging.kafka", "ERROR",
+                "SRMSG18222: Unable to execute consumer revoked re-balance listener .*CommitFailedException"),
+        new LogLines.Expectation("org.apache.kafka.clients.consumer.internals.ConsumerRebalanceListenerInvoker", "ERROR",
+                "failed on invocation of onPartitionsLost .*CommitFailedException"),
+        new LogLines.Expectation("io.smallrye.reactive.messaging.kafka", "WARN",
+                "SRMSG18285: Failed to poll consumer client .* it will be re-attempted: .*User rebalance callback throws an error")};
+
+    private static final LogLines.Expectation[] KAFKA_AWAY = {BROKER_AWAY, COMMIT_FAILED, COMMIT_RETRIED, MEMBER_FORGOTTEN,
+        PARTITIONS_LOST[0], PARTITIONS_LOST[1], PARTITIONS_LOST[2]};
     /** PostgreSQL stopped on purpose: what each service reports while it is away (and nothing else). */
     private static final LogLines.Expectation[] DATABASE_AWAY = {
         new LogLines.Expectation("dev.umbra.platform.storage.DatabaseGuards", "WARN", "circuit opened"),
@@ -90,11 +119,12 @@ class FaultsIT {
     void licensingKilledMidBurstGrantsEachGuildExactlyOneLicense() throws Exception {
         List<String> before = guilds(INSTALLS_BEFORE);
         List<String> after = guilds(INSTALLS_AFTER);
+        SystemInvariants.Mark mark = SystemInvariants.mark();
 
-        installAll(before);
+        workload(before, false);
         system.crash("licensing");
-        // the burst goes on while the consumer is down: guild-service does not depend on it
-        installAll(after);
+        // the workload goes on while the consumer is down: guild-service and billing do not depend on it
+        workload(after, false);
         // and some of those guilds kick the bot at once: their install and kick both wait for licensing
         List<String> kicked = after.subList(0, KICKED);
         kicked.forEach(umbra::kick);
@@ -110,6 +140,8 @@ class FaultsIT {
         // licensing, recovery and audit applied each guild's install before its kick; guild, recovery and audit the license's grant before its suspension
         SystemClient.assertEachAppliedInOrder(Aggregates.GUILD, kicked);
         SystemClient.assertEachAppliedInOrder(Aggregates.LICENSE, kicked.stream().map(guild -> umbra.license(guild).extract().<String>path("licenseId")).toList());
+        SystemInvariants.assertHold("licensing-service killed", mark);
+        assertSubscriptionsSettled(kicked);
     }
 
     @FaultSuite
@@ -118,10 +150,11 @@ class FaultsIT {
         List<String> before = guilds(INSTALLS_BEFORE);
         List<String> after = guilds(INSTALLS_AFTER);
         KafkaConnectWorker connect = Devstack.shared().connect();
+        SystemInvariants.Mark mark = SystemInvariants.mark();
 
-        installAllWhile(before, connect::crash);
-        // the outbox rows of these installs wait in the replication slot while Connect is away
-        installAll(after);
+        workloadWhile(before, false, connect::crash);
+        // the outbox rows of these installs and subscriptions wait in the replication slots while Connect is away
+        workload(after, false);
         connect.restart();
 
         List<String> all = new ArrayList<>(before);
@@ -141,6 +174,8 @@ class FaultsIT {
             System.out.printf("Kafka Connect crash: %d of %d BotInstalled records were sent again after the restart%n",
                     ofThese.size() - distinct, distinct);
         }
+        SystemInvariants.assertHold("Kafka Connect killed", mark);
+        assertSubscriptionsSettled(List.of());
     }
 
     @FaultSuite
@@ -149,14 +184,16 @@ class FaultsIT {
         List<String> before = guilds(INSTALLS_BEFORE);
         List<String> after = guilds(INSTALLS_AFTER);
         KafkaBroker kafka = Devstack.shared().kafka();
+        SystemInvariants.Mark mark = SystemInvariants.mark();
 
         long[] stoppedAt = new long[1];
-        installAllWhile(before, () -> {
+        workloadWhile(before, false, () -> {
             kafka.stop();
             stoppedAt[0] = System.nanoTime();
         });
-        // installs only need guild's database: they are answered while the events wait in the replication slot
-        installAll(after);
+        // installs and subscriptions only need their service's database (and the gateway): they are answered while
+        // the events wait in the replication slots
+        workload(after, false);
         long away = Duration.ofSeconds(15).toNanos() - (System.nanoTime() - stoppedAt[0]);
         if (away > 0) {
             Thread.sleep(Duration.ofNanos(away).toMillis());
@@ -175,6 +212,8 @@ class FaultsIT {
         assertOneGrantPerGuild(all);
         assertThat(all).as("guilds whose BotInstalled audit-service did not store exactly once")
                 .filteredOn(guild -> umbra.auditedEventsOf("guild", guild) != 1).isEmpty();
+        SystemInvariants.assertHold("the Kafka broker stopped", mark);
+        assertSubscriptionsSettled(List.of());
     }
 
     @FaultSuite
@@ -183,16 +222,22 @@ class FaultsIT {
         List<String> before = guilds(INSTALLS_BEFORE);
         List<String> after = guilds(INSTALLS_AFTER);
         PostgresServer postgres = Devstack.shared().postgres();
+        SystemInvariants.Mark mark = SystemInvariants.mark();
+        // a month on: billing renews every ACTIVE subscription of the tests before while the workload runs and
+        // the database goes away, so charges are in flight when it does
+        long renewedBefore = renewals();
+        long renewing = Database.of("billing").count("select count(*) from subscription where status = 'ACTIVE'");
+        umbra.advanceBillingClock(Duration.ofDays(32));
 
         long[] restartedAt = new long[1];
-        // a client that meets the outage (503) tries the same install again
-        burstWhile(before, this::installAllTryingAgain, () -> {
+        // a client that meets the outage (503) tries the same call again
+        workloadWhile(before, true, () -> {
             postgres.stop();
             pause(Duration.ofSeconds(10));
             postgres.restart();
             restartedAt[0] = System.nanoTime();
         });
-        installAll(after);
+        workload(after, false);
 
         List<String> all = new ArrayList<>(before);
         all.addAll(after);
@@ -207,84 +252,145 @@ class FaultsIT {
                 .filteredOn(guild -> umbra.auditedEventsOf("guild", guild) != 1).isEmpty();
         List<LogLines.Expectation> expected = new ArrayList<>(List.of(KAFKA_AWAY));
         expected.addAll(List.of(DATABASE_AWAY));
+        SystemInvariants.assertHold("PostgreSQL restarted", mark);
+        assertSubscriptionsSettled(List.of());
+        long renewed = renewals() - renewedBefore;
+        System.out.printf("PostgreSQL restarted: %d of %d subscriptions renewed around the restart%n", renewed, renewing);
+        if (renewing > 0) {
+            assertThat(renewed).as("renewals of the %d subscriptions ACTIVE a month before", renewing).isPositive();
+        }
         RunningSystem.assertCleanLogs(expected.toArray(LogLines.Expectation[]::new));
     }
 
-    /** Installs the guilds from {@link #CLIENTS} clients and injects the fault once the first licenses show events flowing. */
-    private void installAllWhile(List<String> guilds, Runnable fault) throws Exception {
-        burstWhile(guilds, this::installAll, fault);
+    /** Renewal payments billing has succeeded so far (period 0 is the first charge). */
+    private static long renewals() {
+        return Database.of("billing").count("select count(*) from payment where period >= 1 and status = 'SUCCEEDED'");
     }
 
-    @FunctionalInterface
-    private interface Installs {
-        void installAll(List<String> guilds) throws Exception;
-    }
-
-    private void burstWhile(List<String> guilds, Installs installs, Runnable fault) throws Exception {
+    /** Runs the {@link #workload} and injects the fault once the first licenses show events flowing. */
+    private void workloadWhile(List<String> guilds, boolean tryingAgain, Runnable fault) throws Exception {
         ExecutorService burst = Executors.newSingleThreadExecutor();
         try {
-            Future<?> installing = burst.submit(() -> {
-                installs.installAll(guilds);
+            Future<?> running = burst.submit(() -> {
+                workload(guilds, tryingAgain);
                 return null;
             });
             await().atMost(TIMEOUT).until(() -> guilds.stream().limit(CLIENTS).anyMatch(this::licensed));
             fault.run();
-            installing.get();
+            running.get();
         } finally {
             burst.shutdownNow();
         }
     }
 
+    /**
+     * Each guild has one license, and was granted each plan once: the install's FREE grant and, for a guild that
+     * subscribed, the PRO grant (which comes first if licensing read the subscription before the install).
+     */
     private static void assertOneGrantPerGuild(List<String> guilds) {
-        assertThat(grantsPerGuild(guilds)).as("LicenseGranted event ids per guild").hasSize(guilds.size())
-                .allSatisfy((guild, grants) -> assertThat(grants).as("grants for guild %s", guild).isEqualTo(1L));
+        Map<String, List<Grant>> granted = grantsPerGuild(guilds);
+        assertThat(granted).as("LicenseGranted events per guild").hasSize(guilds.size()).allSatisfy((guild, grants) -> {
+            assertThat(grants.stream().map(Grant::licenseId).distinct()).as("licenses of guild %s", guild).hasSize(1);
+            assertThat(grants.stream().map(Grant::plan).distinct().count()).as("grants of guild %s: %s", guild, grants)
+                    .isEqualTo(grants.size());
+        });
     }
 
     private static List<String> guilds(int count) {
         return IntStream.range(0, count).mapToObj(i -> Snowflakes.random()).toList();
     }
 
-    /** Installs like {@link #installAll}, each client trying a guild again after a 503 until it is installed. */
-    private void installAllTryingAgain(List<String> guilds) throws Exception {
+    /**
+     * The workload, from {@link #CLIENTS} clients: the bot installed in each guild and every
+     * {@link #SUBSCRIBING_EVERY}th guild subscribed to PRO by a new user with a new billing key. A client
+     * {@code tryingAgain} calls again what answered 502/503 (after its Retry-After), as a real one does;
+     * otherwise the calls must all succeed the first time.
+     */
+    private void workload(List<String> guilds, boolean tryingAgain) throws Exception {
         ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
         try {
-            List<Future<Integer>> answers = guilds.stream().map(guildId -> clients.submit(() -> {
-                String installer = Snowflakes.random();
-                int status = install(guildId, installer);
-                long deadline = System.nanoTime() + TIMEOUT.toNanos();
-                while (status == 503 && System.nanoTime() < deadline) {
-                    Thread.sleep(200);
-                    status = install(guildId, installer);
-                }
-                return status;
-            })).toList();
-            for (Future<Integer> answer : answers) {
-                // 200: an install whose first answer was lost with the database had committed
-                assertThat(answer.get()).isIn(200, 201);
+            List<Future<?>> served = IntStream.range(0, guilds.size())
+                    .<Future<?>>mapToObj(i -> clients.submit(() -> serve(guilds.get(i), i % SUBSCRIBING_EVERY == 0, tryingAgain))).toList();
+            for (Future<?> guild : served) {
+                guild.get();
             }
         } finally {
             clients.shutdownNow();
         }
     }
 
-    private int install(String guildId, String installerUserId) {
-        return given().baseUri(system.url("guild"))
+    private void serve(String guildId, boolean subscribing, boolean tryingAgain) {
+        String owner = Snowflakes.random();
+        Answer installed = call(tryingAgain, () -> given().baseUri(system.url("guild"))
                 .auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
-                .body(Map.of("installerUserId", installerUserId))
-                .when().post("/guilds/{id}/installation", guildId)
-                .then().extract().statusCode();
+                .body(Map.of("installerUserId", owner))
+                .post("/guilds/{id}/installation", guildId));
+        // 200: a try whose answer was lost with the database had installed it
+        assertThat(installed.status()).as("install of %s", guildId).isIn(installed.triedAgain() ? List.of(200, 201) : List.of(201));
+        if (!subscribing) {
+            return;
+        }
+        String user = UUID.randomUUID().toString();
+        Answer key = call(tryingAgain, () -> given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user))
+                .contentType(ContentType.JSON).body(Map.of("authKey", "auth-" + UUID.randomUUID()))
+                .post("/users/{userId}/billing-keys", user));
+        assertThat(key.status()).as("billing key for %s", guildId).isEqualTo(201);
+        Answer subscription = call(tryingAgain, () -> given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user))
+                .contentType(ContentType.JSON)
+                .body(Map.of("guildId", guildId, "userId", user, "planCode", "PRO", "billingKeyId", key.response().<String>path("id")))
+                .post("/subscriptions"));
+        // 201 paid, 202 the charge's answer did not come in time (billing settles it); 409 after a try that may have taken effect
+        assertThat(subscription.status()).as("subscription of %s: %s", guildId, subscription.response().asString())
+                .isIn(subscription.triedAgain() ? List.of(201, 202, 409) : List.of(201, 202));
+        subscribed.put(guildId, subscription.status());
     }
 
-    private void installAll(List<String> guilds) throws Exception {
-        ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
-        try {
-            List<Future<Integer>> answers = guilds.stream().map(guildId -> clients.submit(() -> install(guildId, Snowflakes.random()))).toList();
-            for (Future<Integer> answer : answers) {
-                assertThat(answer.get()).isEqualTo(201);
-            }
-        } finally {
-            clients.shutdownNow();
+    /** A call's last answer, and whether it was tried again after a 502/503. */
+    private record Answer(Response response, boolean triedAgain) {
+        int status() {
+            return response.statusCode();
         }
+    }
+
+    private static Answer call(boolean tryingAgain, Supplier<Response> call) {
+        Response answer = call.get();
+        boolean again = false;
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (tryingAgain && (answer.statusCode() == 502 || answer.statusCode() == 503) && System.nanoTime() < deadline) {
+            String retryAfter = answer.header("Retry-After");
+            pause(retryAfter == null ? Duration.ofMillis(200) : Duration.ofSeconds(Long.parseLong(retryAfter)));
+            answer = call.get();
+            again = true;
+        }
+        return new Answer(answer, again);
+    }
+
+    /**
+     * Every guild of the workload that subscribed has exactly one subscription, which billing settled: ACTIVE and
+     * entitled to PRO, SUSPENDED if the guild kicked the bot, or CANCELED when its first charge surely never took
+     * money ({@link SystemInvariants} checked the money). Call after the invariants, which settle billing.
+     */
+    private void assertSubscriptionsSettled(List<String> kicked) {
+        Database billing = Database.of("billing");
+        Map<String, Long> byStatus = new TreeMap<>();
+        subscribed.forEach((guildId, answer) -> {
+            List<List<String>> rows = billing.rows("select status from subscription where guild_id = ?", guildId);
+            assertThat(rows).as("subscriptions of guild %s (answered %d)", guildId, answer).hasSize(1);
+            String status = rows.get(0).get(0);
+            byStatus.merge(status, 1L, Long::sum);
+            if (kicked.contains(guildId)) {
+                assertThat(status).as("subscription of kicked guild %s", guildId).isEqualTo("SUSPENDED");
+            } else if (answer == 201) {
+                assertThat(status).as("paid subscription of guild %s", guildId).isEqualTo("ACTIVE");
+            } else {
+                assertThat(status).as("subscription of guild %s (answered %d)", guildId, answer).isIn("ACTIVE", "CANCELED");
+            }
+            if (status.equals("ACTIVE")) {
+                await().atMost(TIMEOUT).untilAsserted(() -> umbra.entitlements(guildId).body("entitledPlan", equalTo("PRO")));
+            }
+        });
+        System.out.printf("workload subscriptions: %d, by status %s%n", subscribed.size(), byStatus);
+        assertThat(subscribed).as("subscriptions of the workload").isNotEmpty();
     }
 
     private boolean licensed(String guildId) {
@@ -292,32 +398,42 @@ class FaultsIT {
                 .when().get("/guilds/{id}/license", guildId).statusCode() == 200;
     }
 
+    /** A LicenseGranted event: which license, which plan. */
+    private record Grant(String eventId, String licenseId, String plan) {
+    }
+
     /**
-     * LicenseGranted events on the license topic for these guilds, distinct event ids counted per guild (a
-     * record Connect sent again is the same event): read until every guild has one, then for a few seconds
-     * more, so that a second grant on its way through Debezium would be counted too.
+     * LicenseGranted events on the license topic for these guilds, each event once however often its record came
+     * (a record Connect sent again is the same event): read until every guild has one, then for a few seconds more,
+     * so that a second grant on its way through Debezium would be counted too.
      */
-    private static Map<String, Long> grantsPerGuild(List<String> guilds) {
+    private static Map<String, List<Grant>> grantsPerGuild(List<String> guilds) {
         try (KafkaProbe licenses = KafkaProbe.read(Topics.of(Aggregates.LICENSE))) {
             await().atMost(TIMEOUT).until(() -> grants(licenses.seen(), guilds).size() == guilds.size());
-            Map<String, Long> counted = grants(licenses.seen(), guilds);
+            Map<String, List<Grant>> counted = grants(licenses.seen(), guilds);
             await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(6)).until(() -> grants(licenses.seen(), guilds).equals(counted));
             return counted;
         }
     }
 
-    private static Map<String, Long> grants(List<ConsumerRecord<String, byte[]>> records, List<String> guilds) {
+    private static Map<String, List<Grant>> grants(List<ConsumerRecord<String, byte[]>> records, List<String> guilds) {
+        Set<String> wanted = Set.copyOf(guilds);
         return records.stream()
                 .filter(r -> "LicenseGranted".equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)))
-                .filter(r -> guilds.contains(guildOf(r)))
-                .collect(Collectors.groupingBy(FaultsIT::guildOf,
-                        Collectors.collectingAndThen(Collectors.mapping(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID), Collectors.toSet()),
-                                ids -> (long) ids.size())));
+                .filter(r -> wanted.contains(guildOf(r)))
+                .collect(Collectors.groupingBy(FaultsIT::guildOf, Collectors.collectingAndThen(
+                        Collectors.mapping(r -> new Grant(KafkaProbe.header(r, EventHeaders.EVENT_ID), field(r, "license_id"),
+                                field(r, "plan_code")), Collectors.toSet()),
+                        distinct -> distinct.stream().sorted(Comparator.comparing(Grant::eventId)).toList())));
     }
 
     private static String guildOf(ConsumerRecord<String, byte[]> record) {
+        return field(record, "guild_id");
+    }
+
+    private static String field(ConsumerRecord<String, byte[]> record, String name) {
         try {
-            return JSON.readTree(record.value()).path("guild_id").asText();
+            return JSON.readTree(record.value()).path(name).asText();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

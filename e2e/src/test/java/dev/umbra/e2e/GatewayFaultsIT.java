@@ -78,6 +78,7 @@ class GatewayFaultsIT {
 
     @Test
     void aFlakyGatewayNeverChargesTwiceAndEveryPaidSubscriptionIsProOnce() throws Exception {
+        SystemInvariants.Mark mark = SystemInvariants.mark();
         List<Attempted> attempts = Collections.synchronizedList(new ArrayList<>());
         ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
         gateway.failRatio(0.4, 429);
@@ -143,6 +144,7 @@ class GatewayFaultsIT {
                 gateway.charges().stream().filter(c -> c.status() == Status.DONE).count());
         // a client that waits what Retry-After asks and tries again gets its subscription: paid (201) or left to billing (202)
         assertThat(attempts).hasSize(CLIENTS * SUBSCRIPTIONS_PER_CLIENT + 2).allSatisfy(a -> assertThat(a.status()).isIn(201, 202));
+        SystemInvariants.assertHold("a flaky payment gateway", mark);
     }
 
     /**

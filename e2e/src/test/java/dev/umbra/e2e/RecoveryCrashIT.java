@@ -62,6 +62,7 @@ class RecoveryCrashIT {
 
     @Test
     void aRestoreCutByAKillResumesAfterTheRestartAndMakesEachChangeOnce() throws IOException {
+        SystemInvariants.Mark mark = SystemInvariants.mark();
         Installed installed = umbra.installed();
         String guild = installed.guildId();
         Structure saved = Structure.of(guild);
@@ -89,10 +90,12 @@ class RecoveryCrashIT {
         assertThat(discord.guilds().changes(guild)).as("changes Discord received").hasSize(11);
         assertThat(Structure.names(discord.guilds().get(guild))).isEqualTo(Structure.names(saved.discord()));
         assertThat(eventTypes(Topics.of(Aggregates.RESTORE_JOB), job, "RestoreCompleted")).containsExactly("RestoreStarted", "RestoreCompleted");
+        SystemInvariants.assertHold("recovery-service killed mid-restore", mark);
     }
 
     @Test
     void anAntiNukeBurstSpanningARestartTriggersOnce() {
+        SystemInvariants.Mark mark = SystemInvariants.mark();
         Installed installed = umbra.installed();
         String actor = Snowflakes.random();
         Instant start = Instant.parse("2026-11-25T12:00:00Z");
@@ -104,6 +107,7 @@ class RecoveryCrashIT {
                 .body("triggered", equalTo(List.of("mass-channel-deletion")));
         forward(installed.guildId(), actor, start.plusSeconds(3)).then().statusCode(202).body("triggered", equalTo(List.of()));
         assertThat(eventTypes(Topics.of(Aggregates.ANTI_NUKE), installed.guildId(), "AntiNukeTriggered")).containsOnlyOnce("AntiNukeTriggered");
+        SystemInvariants.assertHold("recovery-service killed mid-burst", mark);
     }
 
     /** The bot forwards channel deletions by {@code actor} from the guild's Discord audit log. */

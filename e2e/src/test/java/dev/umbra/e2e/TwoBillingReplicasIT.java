@@ -50,6 +50,7 @@ class TwoBillingReplicasIT {
         new LogLines.Expectation("dev.umbra.billing.gateway.GatewayGuards", "WARN", "circuit breaker")};
 
     private static ServiceProcess secondReplica;
+    private static SystemInvariants.Mark mark;
 
     private final LocalSystem system = RunningSystem.get();
     private final SystemClient umbra = new SystemClient();
@@ -59,18 +60,23 @@ class TwoBillingReplicasIT {
     private record Paying(Installed guild, UUID user, UUID subscription) {
     }
 
+    /** Once the second replica is gone (the check moves billing's clock, which two replicas must share), the whole system's invariants. */
     @AfterAll
-    static void bothReplicasLoggedNothingUnexpected() {
+    static void bothReplicasLoggedNothingUnexpectedAndTheSystemsInvariantsHold() {
         Devstack.shared().paymentGateway().recover();
         if (secondReplica != null) {
             secondReplica.close();
             assertThat(LogLines.unexpected(secondReplica.log(), 0, List.of(GATEWAY_SLOW))).as("the second replica's log").isEmpty();
+        }
+        if (mark != null) {
+            SystemInvariants.assertHold("two billing replicas", mark);
         }
         RunningSystem.assertCleanLogs(GATEWAY_SLOW);
     }
 
     @Test
     void everyPeriodIsChargedOncePaidOnceAndAnnouncedOnceWhateverReplicaDoesTheWork() {
+        mark = SystemInvariants.mark();
         // the second replica claims renewals in small batches, so that both take a share of one month's renewals
         secondReplica = system.startReplica("billing", "2", Map.of("umbra.work-queue.subscription-renewal.batch-size", "4",
                 "umbra.work-queue.subscription-renewal.poll-interval", "PT1S"));

@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -284,6 +285,22 @@ class PaymentGatewaySandboxTest {
         assertThatThrownBy(() -> cancel(paymentKey, "refund-3", 5_900)).isInstanceOf(IOException.class);
         assertThat(get("/v1/payments/" + paymentKey).path("status").asText()).isEqualTo("CANCELED");
         assertThat(sandbox.cancelsOf(paymentKey)).extracting(PaymentGatewaySandbox.Cancel::amount).containsExactly(4_000L, 5_900L);
+    }
+
+    @Test
+    void keepsByIdempotencyKeyWhatChargesTookLessWhatWasGivenBackAndNamesNoKeyTakenOnce() throws Exception {
+        String billingKey = issueBillingKey("customer-8");
+        String refunded = key(charge(billingKey, "customer-8", "order-8a", "period-1", 9_900));
+        charge(billingKey, "customer-8", "order-8b", "period-2", 9_900);
+        sandbox.decline(1);
+        charge(billingKey, "customer-8", "order-8c", "period-3", 9_900);
+        sandbox.keepPending(1);
+        charge(billingKey, "customer-8", "order-8d", "period-4", 9_900);
+        assertThat(cancel(refunded, "refund-8", 4_000).statusCode()).isEqualTo(200);
+
+        // a declined charge and one still pending took nothing
+        assertThat(sandbox.keptByIdempotencyKey()).isEqualTo(Map.of("period-1", 5_900L, "period-2", 9_900L));
+        assertThat(sandbox.takenTwice()).isEmpty();
     }
 
     private HttpResponse<String> cancel(String paymentKey, String idempotencyKey, long amount) throws Exception {

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -66,6 +68,11 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     /** A payment the gateway created: money was taken when its status is DONE. */
     public record Charge(String paymentKey, String orderId, String idempotencyKey, String billingKey, long amount,
             Status status, Instant requestedAt) {
+
+        /** The charge took money, whatever was given back of it since. */
+        public boolean tookMoney() {
+            return status == Status.DONE || status == Status.PARTIAL_CANCELED || status == Status.CANCELED;
+        }
     }
 
     /** Money given back from a paid payment: the record a "never refunded more than was paid" check reads. */
@@ -218,6 +225,25 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
 
     public long chargeAttempts() {
         return received.stream().filter(Received::isCharge).count();
+    }
+
+    /** Idempotency keys (a service's one per thing it charges for) with more than one charge that took money: charged twice. */
+    public Map<String, Long> takenTwice() {
+        return charges().stream().filter(c -> c.idempotencyKey() != null && c.tookMoney())
+                .collect(Collectors.groupingBy(Charge::idempotencyKey, Collectors.counting()))
+                .entrySet().stream().filter(e -> e.getValue() > 1).collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+    }
+
+    /** What the gateway keeps of the charges that took money, by idempotency key: their amounts less what it gave back. */
+    public Map<String, Long> keptByIdempotencyKey() {
+        Map<String, Long> kept = new HashMap<>();
+        for (Charge charge : charges()) {
+            if (charge.idempotencyKey() != null && charge.tookMoney()) {
+                long givenBack = cancelsOf(charge.paymentKey()).stream().mapToLong(Cancel::amount).sum();
+                kept.merge(charge.idempotencyKey(), charge.amount() - givenBack, Long::sum);
+            }
+        }
+        return kept;
     }
 
     /** The cancels of a payment, oldest first. */

@@ -6,6 +6,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -89,6 +91,27 @@ public final class Database {
                 try (ResultSet rows = statement.executeQuery()) {
                     rows.next();
                     return rows.getString(1);
+                }
+            }
+        });
+    }
+
+    /** Every row, each as its columns' text (null stays null): for checks that compare whole tables. */
+    public List<List<String>> rows(String sql, Object... parameters) {
+        return onSharedConnection(sql, connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                bind(statement, parameters);
+                try (ResultSet rows = statement.executeQuery()) {
+                    int columns = rows.getMetaData().getColumnCount();
+                    List<List<String>> all = new ArrayList<>();
+                    while (rows.next()) {
+                        List<String> row = new ArrayList<>(columns);
+                        for (int i = 1; i <= columns; i++) {
+                            row.add(rows.getString(i));
+                        }
+                        all.add(row);
+                    }
+                    return all;
                 }
             }
         });

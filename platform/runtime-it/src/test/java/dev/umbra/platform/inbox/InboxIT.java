@@ -19,6 +19,7 @@ import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.LogGuard;
 import dev.umbra.testing.Metrics;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -26,6 +27,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import io.smallrye.reactive.messaging.kafka.KafkaClientService;
 import jakarta.inject.Inject;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,7 +48,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** The inbox as a service uses it, through {@link TestConsumer}, against devstack. */
 @QuarkusTest
-@ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "failed to apply|splits its batch|waits at")
+@ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "failed to apply|splits its batch|waits at|batch handler is wrong")
 @ExpectedLog(category = "dev.umbra.platform.inbox.DeadLetters", message = "dead-lettering")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_test"))
 class InboxIT {
@@ -131,6 +134,33 @@ class InboxIT {
         }
         assertThat(consumer.attemptsFor(failingGuild)).isEqualTo(3);
         assertThat(claims(DB, List.of(failing, rejected, undecodable))).isZero();
+    }
+
+    /**
+     * A batch handler must do what its records do one by one. One that fails a run whose records each apply on
+     * their own loses nothing (the records are applied one at a time, each once, none dead-lettered) and is
+     * reported as the bug it is.
+     */
+    @Test
+    void aRunThatFailsWhileEachOfItsRecordsAppliesIsAppliedOneByOneAndReported() throws Exception {
+        int partition = 0;
+        List<UUID> ids = TestEvents.ids(21);
+        List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            records.add(Handling.TOGETHER.record(guildOnPartition(partition, i == 10 ? "95" : "00"), ids.get(i)));
+        }
+        long warnedBefore = warnings("batch handler is wrong");
+        KafkaProbe.produceAll(records);
+
+        await().atMost(PATIENCE).until(() -> applications(DB, ids) == ids.size());
+        assertThat(distinctApplications(DB, ids)).isEqualTo(ids.size());
+        assertThat(claims(DB, ids)).isEqualTo(ids.size());
+        await().atMost(PATIENCE).until(() -> warnings("batch handler is wrong") > warnedBefore);
+    }
+
+    private static long warnings(String text) throws IOException {
+        return Files.readAllLines(LogGuard.TEST_LOG).stream()
+                .filter(line -> line.contains("WARN") && line.contains(text)).count();
     }
 
     @Test

@@ -38,6 +38,10 @@ public class TestConsumer {
                 .on(BotInstalled.class, (event, envelope) -> apply(event.guildId(), envelope.eventId()))
                 .onBatch(BotKicked.class, kicks -> {
                     longestRun.accumulateAndGet(kicks.size(), Math::max);
+                    if (kicks.size() > 1 && kicks.stream().anyMatch(kick -> kick.event().guildId().endsWith("95"))) {
+                        // a wrong batch handler: each of these records applies on its own, the run of them does not
+                        return Uni.createFrom().failure(new IllegalStateException("a run with a guild ending in 95"));
+                    }
                     Uni<Void> inOrder = Uni.createFrom().voidItem();
                     for (Delivered<BotKicked> kick : kicks) {
                         inOrder = inOrder.chain(() -> apply(kick.event().guildId(), kick.envelope().eventId()));

@@ -180,6 +180,14 @@ public class Inbox {
         }
     }
 
+    /**
+     * A run of a {@link BatchEventHandler}'s records that failed, so its batch is applied again one record at a
+     * time: the records it failed by, and how; or none and no failure, when it ran out of time or lost a race.
+     */
+    private record FailedRun(Set<Item> blamed, Throwable failure) {
+        static final FailedRun NOT_BY_ITS_RECORDS = new FailedRun(Set.of(), null);
+    }
+
     /** The work on one partition of a batch: its consumer and the Vert.x context every transaction runs on. */
     private final class Run {
         private final String consumer;
@@ -219,13 +227,20 @@ public class Inbox {
          * @param transientFailures infrastructure faults in a row so far (they set the backoff, never a limit)
          * @param failures          deterministic failures of a single record so far
          * @param afterFailedRun    null: runs of a {@link BatchEventHandler}'s records are applied together.
-         *                          Otherwise every record on its own, after a run failed: the run's records
-         *                          if it failed by them, none if it ran out of time or lost a race
+         *                          Otherwise every record on its own, after a run failed
          */
-        private Uni<Void> attempt(List<Item> items, int transientFailures, int failures, Set<Item> afterFailedRun) {
+        private Uni<Void> attempt(List<Item> items, int transientFailures, int failures, FailedRun afterFailedRun) {
             boolean together = afterFailedRun == null;
             return Uni.createFrom().deferred(() -> applyInOneTransaction(items, together))
                     .runSubscriptionOn(context)
+                    .invoke(() -> {
+                        if (afterFailedRun != null && afterFailedRun.failure() != null) {
+                            // the handler's outcome must equal applying the records one by one: here it did not
+                            LOG.warnf("%s applied one by one the %d records of a run of %s at %s that failed as a run: its batch handler "
+                                    + "is wrong for them: %s", consumer, afterFailedRun.blamed().size(), items.get(0).eventType(),
+                                    items.get(0).position(), rootMessage(afterFailedRun.failure()));
+                        }
+                    })
                     .onFailure().recoverWithUni(error -> {
                         AttemptFailed failed = error instanceof AttemptFailed f ? f : new AttemptFailed(-1, error);
                         Throwable cause = failed.getCause();
@@ -238,7 +253,7 @@ public class Inbox {
                                 LOG.debugf("%s tries %s again after a passing fault: %s", consumer, culprit.position(), rootMessage(cause));
                             }
                             // a run that ran out of time may simply be too long for the time an attempt has
-                            Set<Item> next = together && failed.inRun() && cause instanceof HandlerTimeoutException ? records(List.of())
+                            FailedRun next = together && failed.inRun() && cause instanceof HandlerTimeoutException ? FailedRun.NOT_BY_ITS_RECORDS
                                     : afterFailedRun;
                             return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next));
                         }
@@ -252,14 +267,14 @@ public class Inbox {
                                 LOG.debugf("%s lost a race at %s and runs again: %s", consumer, culprit.position(), rootMessage(cause));
                             }
                             // a run that keeps colliding may collide with itself (two of its records writing one row)
-                            Set<Item> next = together && failed.inRun() ? records(List.of()) : afterFailedRun;
+                            FailedRun next = together && failed.inRun() ? FailedRun.NOT_BY_ITS_RECORDS : afterFailedRun;
                             return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next));
                         }
                         metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.DETERMINISTIC);
                         if (together && failed.inRun()) {
                             // which record of the run it was: the same records again, each applied on its own
                             LOG.debugf("%s applies the run at %s one record at a time: %s", consumer, culprit.position(), rootMessage(cause));
-                            return attempt(items, 0, failures, records(failed.run));
+                            return attempt(items, 0, failures, new FailedRun(records(failed.run), cause));
                         }
                         if (items.size() > 1) {
                             if (cause instanceof RejectedEventException) {
@@ -270,7 +285,7 @@ public class Inbox {
                                         rootMessage(cause));
                             }
                             // a culprit of a run that failed by its records has been tried once already, in the run
-                            return split(items, failed.index, afterFailedRun != null && afterFailedRun.contains(culprit) ? 1 : 0);
+                            return split(items, failed.index, afterFailedRun != null && afterFailedRun.blamed().contains(culprit) ? 1 : 0);
                         }
                         if (cause instanceof RejectedEventException || failures + 1 >= config.maxAttempts()) {
                             return deadLetter(culprit, cause);
