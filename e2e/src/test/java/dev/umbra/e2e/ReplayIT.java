@@ -197,9 +197,11 @@ class ReplayIT {
         int audited = umbra.auditedEventsOf("license", licenseId) + umbra.auditedEventsOf("guild", paid.guildId())
                 + umbra.auditedEventsOf("subscription", paid.subscription().toString());
 
+        Instant billingAt = umbra.billingClock();
         system.stop(SERVICES);
         SystemClient.resetConsumerGroupsToEarliest();
         system.restart(SERVICES);
+        umbra.restoreBillingClock(billingAt);
         SystemClient.awaitAllConsumed();
 
         assertThat(umbra.entitlements(paid.guildId()).extract().asString()).isEqualTo(entitlements);

@@ -17,6 +17,7 @@ import dev.umbra.testing.Tokens;
 import io.restassured.http.ContentType;
 import io.restassured.response.ValidatableResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -143,6 +144,24 @@ final class SystemClient {
                 .body(Map.of("by", by.toString()))
                 .when().post("/test-control/clock/advance")
                 .then().statusCode(200);
+    }
+
+    /** billing's clock, where the tests have moved it. */
+    Instant billingClock() {
+        return Instant.parse(given().baseUri(system.url("billing")).auth().oauth2(Tokens.admin())
+                .when().get("/test-control/clock")
+                .then().statusCode(200).extract().path("now"));
+    }
+
+    /**
+     * A billing process starts at the machine's time: after a restart, its clock goes back to where the tests had
+     * moved it, or work it scheduled on the moved clock (the renewal scan's next run) would wait for that time again.
+     */
+    void restoreBillingClock(Instant before) {
+        Duration behind = Duration.between(billingClock(), before);
+        if (!behind.isNegative()) {
+            advanceBillingClock(behind);
+        }
     }
 
     PaymentGatewaySandbox gateway() {
