@@ -49,7 +49,8 @@ class DatabaseOutageIT {
 
     private static final Duration WAIT = Duration.ofSeconds(90);
 
-    private final TcpProxy link = DevstackResource.postgresProxy();
+    @InjectDevstack
+    TcpProxy link;
 
     @AfterEach
     void restore() {

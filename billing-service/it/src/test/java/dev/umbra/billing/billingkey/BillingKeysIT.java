@@ -11,13 +11,13 @@ import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.matchesPattern;
 
 import dev.umbra.billing.BillingFixtures;
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -49,10 +49,13 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class BillingKeysIT {
 
-    private static final Database DB = Database.of("billing");
     private static final Duration WAIT = Duration.ofSeconds(60);
 
-    private final PaymentGatewaySandbox gateway = Devstack.shared().paymentGateway();
+    @InjectDevstack
+    Database db;
+
+    @InjectDevstack
+    PaymentGatewaySandbox gateway;
 
     @Inject
     CircuitBreakerMaintenance circuits;
@@ -79,7 +82,7 @@ class BillingKeysIT {
 
         String listed = given().auth().oauth2(Tokens.user(user.toString())).when().get("/users/{userId}/billing-keys", user)
                 .then().statusCode(200).body("$", hasSize(1)).body("[0].id", equalTo(id.toString())).extract().asString();
-        String stored = DB.text("select encrypted_key from billing_key where id = ?", id);
+        String stored = db.text("select encrypted_key from billing_key where id = ?", id);
         assertThat(stored).startsWith("v1:");
         for (String shown : List.of(issued, listed, stored)) {
             assertThat(shown).doesNotContain("bk_").doesNotContain(authKey).doesNotContain("4330");
@@ -97,7 +100,7 @@ class BillingKeysIT {
                 .then().statusCode(403).contentType("application/problem+json");
         given().contentType(ContentType.JSON).body("{\"authKey\":\"a\"}").when().post("/users/{userId}/billing-keys", user)
                 .then().statusCode(401);
-        assertThat(DB.count("select count(*) from billing_key where user_id = ?", user)).isZero();
+        assertThat(db.count("select count(*) from billing_key where user_id = ?", user)).isZero();
 
         given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"authKey\":\"a\"}")
                 .when().post("/users/{userId}/billing-keys", user).then().statusCode(201);
@@ -107,7 +110,7 @@ class BillingKeysIT {
                 .then().statusCode(403);
         given().auth().oauth2(Tokens.user(someoneElse.toString())).when().delete("/users/{userId}/billing-keys/{id}", someoneElse, key)
                 .then().statusCode(404).contentType("application/problem+json");
-        assertThat(DB.count("select count(*) from billing_key where id = ? and deleted_at is null", key)).isOne();
+        assertThat(db.count("select count(*) from billing_key where id = ? and deleted_at is null", key)).isOne();
     }
 
     @Test
@@ -118,7 +121,7 @@ class BillingKeysIT {
                     .when().post("/users/{userId}/billing-keys", user)
                     .then().statusCode(400).contentType("application/problem+json");
         }
-        assertThat(DB.count("select count(*) from billing_key where user_id = ?", user)).isZero();
+        assertThat(db.count("select count(*) from billing_key where user_id = ?", user)).isZero();
     }
 
     @Test
@@ -195,7 +198,7 @@ class BillingKeysIT {
         gateway.refuseConnections();
         issueKey(user).then().statusCode(502).contentType("application/problem+json");
         gateway.recover();
-        assertThat(DB.count("select count(*) from billing_key where user_id = ?", user)).isZero();
+        assertThat(db.count("select count(*) from billing_key where user_id = ?", user)).isZero();
         issueKey(user).then().statusCode(201);
     }
 }

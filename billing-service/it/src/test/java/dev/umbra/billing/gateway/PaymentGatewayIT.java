@@ -7,12 +7,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.umbra.billing.gateway.PaymentGatewayClient.ChargeRequest;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayPayment;
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.Metrics;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -37,7 +37,8 @@ class PaymentGatewayIT {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final PaymentGatewaySandbox gateway = Devstack.shared().paymentGateway();
+    @InjectDevstack
+    PaymentGatewaySandbox gateway;
 
     @Inject
     PaymentGatewayClient client;

@@ -10,7 +10,6 @@ import static org.hamcrest.Matchers.equalTo;
 
 import dev.umbra.billing.PayingUserTest;
 import dev.umbra.billing.payment.PaymentReconciliation;
-import dev.umbra.billing.payment.PaymentRows;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
@@ -120,10 +119,10 @@ class AutomaticRefundsIT extends PayingUserTest {
     void aDatabaseFaultAfterTheCancelLeavesItScheduledAndTheNextRunFindsTheCancelByItsKey() {
         LateUpgrade late = lateUpgrade();
         String fault = "refund_fault_" + late.invoiceId().toString().replace("-", "");
-        PaymentRows.execute("create function " + fault + "() returns trigger language plpgsql as $$ begin "
+        db.execute("create function " + fault + "() returns trigger language plpgsql as $$ begin "
                 + "if new.invoice_id = '" + late.invoiceId() + "' then raise exception 'injected fault' using errcode = '08006'; end if; "
                 + "return new; end; $$");
-        PaymentRows.execute("create trigger " + fault + " before update on refund for each row execute function " + fault + "()");
+        db.execute("create trigger " + fault + " before update on refund for each row execute function " + fault + "()");
         double succeededBefore = counted("succeeded");
         try {
             assertThat(run().unreachable()).isGreaterThanOrEqualTo(1);
@@ -131,8 +130,8 @@ class AutomaticRefundsIT extends PayingUserTest {
             assertThat(counted("succeeded")).as("a settlement rolled back is not counted").isEqualTo(succeededBefore);
             assertThat(gateway.cancelsOf(late.paymentKey())).hasSize(1);
         } finally {
-            PaymentRows.execute("drop trigger " + fault + " on refund");
-            PaymentRows.execute("drop function " + fault + "()");
+            db.execute("drop trigger " + fault + " on refund");
+            db.execute("drop function " + fault + "()");
         }
         long cancels = gateway.cancelAttempts();
 
@@ -211,7 +210,7 @@ class AutomaticRefundsIT extends PayingUserTest {
                 subscription);
         gateway.settle(paymentKey, Status.DONE);
         // older than the test profile's settle-after: the reconciliation job looks it up and finds it paid
-        PaymentRows.execute("update payment set attempted_at = attempted_at - interval '1 minute' where subscription_id = ? "
+        db.execute("update payment set attempted_at = attempted_at - interval '1 minute' where subscription_id = ? "
                 + "and purpose = 'UPGRADE_PREMIUM'", subscription);
         onContext(() -> reconciliation.run());
         assertThat(db.text("select status from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", subscription))

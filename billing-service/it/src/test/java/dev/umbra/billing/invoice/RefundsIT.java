@@ -13,7 +13,6 @@ import static org.hamcrest.Matchers.matchesPattern;
 
 import dev.umbra.billing.PayingUserTest;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
-import dev.umbra.billing.payment.PaymentRows;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
@@ -222,8 +221,8 @@ class RefundsIT extends PayingUserTest {
         try {
             refund(paid.invoiceId(), 9_900, "db fault", key).then().statusCode(503).contentType("application/problem+json");
         } finally {
-            PaymentRows.execute("drop trigger refund_fault_" + suffix(paid.subscriptionId()) + " on ledger_entry");
-            PaymentRows.execute("drop function refund_fault_" + suffix(paid.subscriptionId()) + "()");
+            db.execute("drop trigger refund_fault_" + suffix(paid.subscriptionId()) + " on ledger_entry");
+            db.execute("drop function refund_fault_" + suffix(paid.subscriptionId()) + "()");
         }
         assertThat(gateway.cancelsOf(paid.paymentKey())).hasSize(1);
         // asked again: the first refund, still being settled
@@ -278,17 +277,17 @@ class RefundsIT extends PayingUserTest {
     }
 
     /** Older than the test profile's settle-after (1 s): the job looks at them. */
-    private static void ageRefunds(UUID invoiceId) {
-        PaymentRows.execute("update refund set attempted_at = attempted_at - interval '1 minute' where invoice_id = ?", invoiceId);
+    private void ageRefunds(UUID invoiceId) {
+        db.execute("update refund set attempted_at = attempted_at - interval '1 minute' where invoice_id = ?", invoiceId);
     }
 
     /** Inserting a ledger entry of this subscription fails as a serialization failure does (a transient fault) until the trigger is dropped. */
-    private static void failLedgerWritesOf(UUID subscriptionId) {
+    private void failLedgerWritesOf(UUID subscriptionId) {
         String name = "refund_fault_" + suffix(subscriptionId);
-        PaymentRows.execute("create function " + name + "() returns trigger language plpgsql as $$ begin "
+        db.execute("create function " + name + "() returns trigger language plpgsql as $$ begin "
                 + "if new.subscription_id = '" + subscriptionId + "' then raise exception 'injected fault' using errcode = '40001'; end if; "
                 + "return new; end; $$");
-        PaymentRows.execute("create trigger " + name + " before insert on ledger_entry for each row execute function " + name + "()");
+        db.execute("create trigger " + name + " before insert on ledger_entry for each row execute function " + name + "()");
     }
 
     private static String suffix(UUID id) {

@@ -18,13 +18,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.billing.PayingUserTest;
-import dev.umbra.billing.payment.PaymentRows;
 import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -57,6 +57,9 @@ class LedgerIT extends PayingUserTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    @InjectDevstack
+    Devstack devstack;
+
     @Test
     void anUpdateDeleteOrTruncateOfTheLedgerFailsAtTheDatabase() throws Exception {
         UUID subscription = active();
@@ -64,7 +67,7 @@ class LedgerIT extends PayingUserTest {
 
         for (String sql : List.of("update ledger_entry set amount = 1 where id = '" + entry + "'",
                 "delete from ledger_entry where id = '" + entry + "'", "truncate ledger_entry")) {
-            try (Connection connection = Devstack.shared().postgres().connect("billing"); Statement statement = connection.createStatement()) {
+            try (Connection connection = devstack.postgres().connect("billing"); Statement statement = connection.createStatement()) {
                 assertThatThrownBy(() -> statement.execute(sql)).as(sql).isInstanceOf(SQLException.class).hasMessageContaining("append-only");
             }
         }
@@ -142,15 +145,15 @@ class LedgerIT extends PayingUserTest {
         UUID subscription = active();
         String entry = ledger(subscription, null, null).path("entries").get(0).path("id").asText();
         String fault = "ledger_fault_" + subscription.toString().replace("-", "");
-        PaymentRows.execute("create function " + fault + "() returns trigger language plpgsql as $$ begin "
+        db.execute("create function " + fault + "() returns trigger language plpgsql as $$ begin "
                 + "if new.subscription_id = '" + subscription + "' and new.kind = 'ADJUSTMENT' then "
                 + "raise exception 'injected fault' using errcode = '40001'; end if; return new; end; $$");
-        PaymentRows.execute("create trigger " + fault + " before insert on ledger_entry for each row execute function " + fault + "()");
+        db.execute("create trigger " + fault + " before insert on ledger_entry for each row execute function " + fault + "()");
         try {
             correct(subscription, entry, 19_900).then().statusCode(503).contentType("application/problem+json");
         } finally {
-            PaymentRows.execute("drop trigger " + fault + " on ledger_entry");
-            PaymentRows.execute("drop function " + fault + "()");
+            db.execute("drop trigger " + fault + " on ledger_entry");
+            db.execute("drop function " + fault + "()");
         }
         assertThat(db.count("select count(*) from ledger_entry where subscription_id = ?", subscription)).isOne();
 

@@ -11,8 +11,10 @@ import static org.hamcrest.Matchers.equalTo;
 
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.devstack.PaymentGatewaySandbox;
+import dev.umbra.testing.Database;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.TcpProxy;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -31,7 +33,14 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class CallbackDuringOutageIT {
 
-    private final TcpProxy link = DevstackResource.postgresProxy();
+    @InjectDevstack
+    Database db;
+
+    @InjectDevstack
+    PaymentGatewaySandbox sandbox;
+
+    @InjectDevstack
+    TcpProxy link;
 
     @Inject
     PaymentGatewayClient client;
@@ -39,16 +48,14 @@ class CallbackDuringOutageIT {
     @AfterEach
     void restore() {
         link.restore();
-        PaymentGatewaySandbox sandbox = gateway().sandbox();
         sandbox.reset();
     }
 
     @Test
     void aCallbackDuringAnOutageAnswers503AndIsAppliedOnceWhenDeliveredAgain() {
-        GatewayCharges gateway = gateway();
-        PaymentGatewaySandbox sandbox = gateway.sandbox();
+        GatewayCharges gateway = new GatewayCharges(client, sandbox);
         sandbox.reset();
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now());
         sandbox.loseCallbacks(1);
         gateway.charge(payment);
         String paymentKey = sandbox.chargesOf(payment.orderId()).get(0).paymentKey();
@@ -63,15 +70,11 @@ class CallbackDuringOutageIT {
                 .until(() -> gateway.deliver(body, Instant.now()).statusCode() == 200);
         gateway.deliver(body, Instant.now()).then().statusCode(200);
 
-        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
-        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
-        assertThat(webhookKeys(paymentKey)).isEqualTo(1);
-        assertThat(webhookEvents(paymentKey)).isEqualTo(1);
-        assertThat(GatewayCharges.DB.text("select status from webhook_events where payload ->> 'paymentKey' = ?", paymentKey)).isEqualTo("completed");
-    }
-
-    private GatewayCharges gateway() {
-        return new GatewayCharges(client);
+        assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(paymentChanges(db, payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
+        assertThat(webhookKeys(db, paymentKey)).isEqualTo(1);
+        assertThat(webhookEvents(db, paymentKey)).isEqualTo(1);
+        assertThat(db.text("select status from webhook_events where payload ->> 'paymentKey' = ?", paymentKey)).isEqualTo("completed");
     }
 }

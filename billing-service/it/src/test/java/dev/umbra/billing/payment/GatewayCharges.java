@@ -5,7 +5,6 @@ import static io.restassured.RestAssured.given;
 import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.ChargeRequest;
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.testing.Database;
@@ -20,24 +19,24 @@ import java.util.UUID;
 public final class GatewayCharges implements AutoCloseable {
 
     public static final Duration WAIT = Duration.ofSeconds(20);
-    public static final Database DB = Database.of("billing");
     public static final String WEBHOOK = "/webhooks/payment-gateway";
 
-    private final PaymentGatewaySandbox gateway = Devstack.shared().paymentGateway();
     private final PaymentGatewayClient client;
+    private final PaymentGatewaySandbox gateway;
     private final String customer = "customer-" + UUID.randomUUID();
     private final String billingKey;
 
-    public GatewayCharges(PaymentGatewayClient client) {
+    public GatewayCharges(PaymentGatewayClient client, PaymentGatewaySandbox gateway) {
         this.client = client;
+        this.gateway = gateway;
         this.billingKey = client.issueBillingKey("auth-" + customer, customer).await().atMost(WAIT).billingKey();
     }
 
     /** A fresh sandbox (no charges, no faults) that calls {@code webhook} back; {@link #close} stops it. */
-    public static GatewayCharges callingBack(PaymentGatewayClient client, URL webhook) {
-        GatewayCharges charges = new GatewayCharges(client);
-        charges.gateway.reset();
-        charges.gateway.callbackUrl(webhook.toString());
+    public static GatewayCharges callingBack(PaymentGatewayClient client, PaymentGatewaySandbox gateway, URL webhook) {
+        GatewayCharges charges = new GatewayCharges(client, gateway);
+        gateway.reset();
+        gateway.callbackUrl(webhook.toString());
         return charges;
     }
 
@@ -46,10 +45,6 @@ public final class GatewayCharges implements AutoCloseable {
     public void close() {
         gateway.stopCallingBack();
         gateway.reset();
-    }
-
-    public PaymentGatewaySandbox sandbox() {
-        return gateway;
     }
 
     /** Charges the first charge's order at the gateway, as the subscriptions would. */
@@ -81,25 +76,25 @@ public final class GatewayCharges implements AutoCloseable {
                 .body(body).when().post(WEBHOOK);
     }
 
-    public static String status(UUID paymentId) {
-        return DB.text("select status from payment where id = ?", paymentId);
+    public static String status(Database db, UUID paymentId) {
+        return db.text("select status from payment where id = ?", paymentId);
     }
 
     /** How many times the payment row changed (each settlement is one). */
-    public static long paymentChanges(UUID paymentId) {
-        return DB.count("select version from payment where id = ?", paymentId);
+    public static long paymentChanges(Database db, UUID paymentId) {
+        return db.count("select version from payment where id = ?", paymentId);
     }
 
     /** How many outcomes reached the subscription: each one changes its row once (SubscriptionPayments). */
-    public static long outcomes(UUID subscriptionId) {
-        return DB.count("select version from subscription where id = ?", subscriptionId);
+    public static long outcomes(Database db, UUID subscriptionId) {
+        return db.count("select version from subscription where id = ?", subscriptionId);
     }
 
-    public static long webhookEvents(String paymentKey) {
-        return DB.count("select count(*) from webhook_events where payload ->> 'paymentKey' = ?", paymentKey);
+    public static long webhookEvents(Database db, String paymentKey) {
+        return db.count("select count(*) from webhook_events where payload ->> 'paymentKey' = ?", paymentKey);
     }
 
-    public static long webhookKeys(String paymentKey) {
-        return DB.count("select count(*) from webhook_event_key where provider_event_id like ?", paymentKey + ":%");
+    public static long webhookKeys(Database db, String paymentKey) {
+        return db.count("select count(*) from webhook_event_key where provider_event_id like ?", paymentKey + ":%");
     }
 }

@@ -1,6 +1,5 @@
 package dev.umbra.billing.payment;
 
-import static dev.umbra.billing.payment.GatewayCharges.DB;
 import static dev.umbra.billing.payment.GatewayCharges.WAIT;
 import static dev.umbra.billing.payment.GatewayCharges.outcomes;
 import static dev.umbra.billing.payment.GatewayCharges.paymentChanges;
@@ -43,66 +42,66 @@ class PaymentCallbackIT extends SandboxCallingBack {
 
     @Test
     void aCallbackSettlesThePaymentByItsOrderIdWhenItsKeyIsNotStoredYet() {
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now());
         String paymentKey = gateway.chargeAccepted(payment);
 
-        await().atMost(WAIT).until(() -> status(payment.paymentId()).equals("SUCCEEDED"));
-        assertThat(DB.text("select external_payment_key from payment where id = ?", payment.paymentId())).isEqualTo(paymentKey);
-        assertThat(DB.count("select paid_amount from payment where id = ?", payment.paymentId())).isEqualTo(9_900);
-        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
-        assertThat(DB.text("select status from subscription where id = ?", payment.subscriptionId())).isEqualTo("ACTIVE");
+        await().atMost(WAIT).until(() -> status(db, payment.paymentId()).equals("SUCCEEDED"));
+        assertThat(db.text("select external_payment_key from payment where id = ?", payment.paymentId())).isEqualTo(paymentKey);
+        assertThat(db.count("select paid_amount from payment where id = ?", payment.paymentId())).isEqualTo(9_900);
+        assertThat(paymentChanges(db, payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
+        assertThat(db.text("select status from subscription where id = ?", payment.subscriptionId())).isEqualTo("ACTIVE");
         await().atMost(WAIT).until(() -> sandbox.callbacks().stream().anyMatch(c -> c.paymentKey().equals(paymentKey) && c.answer() == 200));
-        assertThat(DB.text("select status || ' ' || result || ' ' || attempts from webhook_events where payload ->> 'paymentKey' = ?", paymentKey))
+        assertThat(db.text("select status || ' ' || result || ' ' || attempts from webhook_events where payload ->> 'paymentKey' = ?", paymentKey))
                 .isEqualTo("completed SUCCEEDED 1");
-        assertThat(webhookKeys(paymentKey)).isEqualTo(1);
+        assertThat(webhookKeys(db, paymentKey)).isEqualTo(1);
     }
 
     @Test
     void eventsLandInTheirMonthsPartitionAndMonthsAheadAreReady() {
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now());
         String paymentKey = gateway.chargeAccepted(payment);
-        await().atMost(WAIT).until(() -> webhookEvents(paymentKey) == 1);
+        await().atMost(WAIT).until(() -> webhookEvents(db, paymentKey) == 1);
 
         String month = java.time.YearMonth.now(java.time.ZoneOffset.UTC).format(java.time.format.DateTimeFormatter.ofPattern("yyyy_MM"));
-        assertThat(DB.text("select tableoid::regclass::text from webhook_events where payload ->> 'paymentKey' = ?", paymentKey))
+        assertThat(db.text("select tableoid::regclass::text from webhook_events where payload ->> 'paymentKey' = ?", paymentKey))
                 .isEqualTo("webhook_events_" + month);
-        assertThat(DB.count("select count(*) from pg_inherits where inhparent = 'webhook_events'::regclass")).isGreaterThanOrEqualTo(5);
-        assertThat(DB.count("select ensure_webhook_events_partitions(3)")).isZero();
+        assertThat(db.count("select count(*) from pg_inherits where inhparent = 'webhook_events'::regclass")).isGreaterThanOrEqualTo(5);
+        assertThat(db.count("select ensure_webhook_events_partitions(3)")).isZero();
     }
 
     @Test
     void aDeclinedChargeFailsThePaymentOnce() {
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now());
         sandbox.decline(1);
         gateway.charge(payment);
 
-        await().atMost(WAIT).until(() -> status(payment.paymentId()).equals("FAILED"));
-        assertThat(DB.text("select failure_message from payment where id = ?", payment.paymentId())).contains("ABORTED");
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
-        assertThat(DB.text("select status from subscription where id = ?", payment.subscriptionId())).isEqualTo("CANCELED");
+        await().atMost(WAIT).until(() -> status(db, payment.paymentId()).equals("FAILED"));
+        assertThat(db.text("select failure_message from payment where id = ?", payment.paymentId())).contains("ABORTED");
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
+        assertThat(db.text("select status from subscription where id = ?", payment.subscriptionId())).isEqualTo("CANCELED");
     }
 
     @Test
     void aDuplicatedCallbackIsRecordedOnceAndAppliedOnce() {
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now());
         sandbox.duplicateCallbacks(1);
         String paymentKey = gateway.chargeAccepted(payment);
 
         await().atMost(WAIT).until(() -> sandbox.callbacks().stream().filter(c -> c.paymentKey().equals(paymentKey)).count() == 2);
         assertThat(sandbox.callbacks()).filteredOn(c -> c.paymentKey().equals(paymentKey)).extracting(Callback::answer).containsOnly(200);
-        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
-        assertThat(webhookKeys(paymentKey)).isEqualTo(1);
-        assertThat(webhookEvents(paymentKey)).isEqualTo(1);
-        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(webhookKeys(db, paymentKey)).isEqualTo(1);
+        assertThat(webhookEvents(db, paymentKey)).isEqualTo(1);
+        assertThat(paymentChanges(db, payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
         given().get(metrics).then().statusCode(200)
                 .body(org.hamcrest.Matchers.containsString("umbra_billing_webhook_duplicates_total{provider=\"payment-gateway\"}"));
     }
 
     @Test
     void oneCallbackDeliveredManyTimesAtOnceIsAppliedOnce() throws Exception {
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now());
         sandbox.loseCallbacks(1);
         String paymentKey = gateway.chargeAccepted(payment);
         String body = GatewayCharges.callbackBody(sandbox.chargesOf(payment.orderId()).get(0), "DONE");
@@ -119,16 +118,16 @@ class PaymentCallbackIT extends SandboxCallingBack {
         senders.shutdown();
 
         assertThat(answers).containsOnly(200);
-        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
-        assertThat(webhookKeys(paymentKey)).isEqualTo(1);
-        assertThat(webhookEvents(paymentKey)).isEqualTo(1);
-        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(webhookKeys(db, paymentKey)).isEqualTo(1);
+        assertThat(webhookEvents(db, paymentKey)).isEqualTo(1);
+        assertThat(paymentChanges(db, payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
     }
 
     @Test
     void aCallbackWaitsForThePaymentBeforeTouchingItsSubscriptionAsTheChargesOwnAnswerDoes() throws Exception {
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now());
         sandbox.loseCallbacks(1);
         gateway.chargeAccepted(payment);
         String body = GatewayCharges.callbackBody(sandbox.chargesOf(payment.orderId()).get(0), "DONE");
@@ -136,52 +135,52 @@ class PaymentCallbackIT extends SandboxCallingBack {
         ExecutorService sender = Executors.newSingleThreadExecutor();
         Future<Integer> answer;
         // as the charge's own settlement does: the payment locked first, its subscription next
-        try (AutoCloseable chargeSettling = DB.holding("select id from payment where id = ? for update", payment.paymentId())) {
+        try (AutoCloseable chargeSettling = db.holding("select id from payment where id = ? for update", payment.paymentId())) {
             answer = sender.submit(() -> gateway.deliver(body, Instant.now()).statusCode());
-            await().atMost(WAIT).until(() -> DB.count("select count(*) from pg_stat_activity where datname = current_database()"
+            await().atMost(WAIT).until(() -> db.count("select count(*) from pg_stat_activity where datname = current_database()"
                     + " and wait_event_type = 'Lock'") == 1);
             // the callback waits for the payment and holds nothing the charge's settlement needs next: no deadlock
-            assertThat(DB.text("select id::text from subscription where id = ? for update nowait", payment.subscriptionId()))
+            assertThat(db.text("select id::text from subscription where id = ? for update nowait", payment.subscriptionId()))
                     .isEqualTo(payment.subscriptionId().toString());
         }
         assertThat(answer.get()).isEqualTo(200);
         sender.shutdown();
-        await().atMost(WAIT).until(() -> status(payment.paymentId()).equals("SUCCEEDED"));
-        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        await().atMost(WAIT).until(() -> status(db, payment.paymentId()).equals("SUCCEEDED"));
+        assertThat(paymentChanges(db, payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
     }
 
     @Test
     void aDeliveryWhoseApplyWasCutShortIsAppliedByTheNextOne() {
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now());
         sandbox.loseCallbacks(1);
         String paymentKey = gateway.chargeAccepted(payment);
         String body = GatewayCharges.callbackBody(sandbox.chargesOf(payment.orderId()).get(0), "DONE");
         // what a fault between recording the event and applying it leaves: the key taken, the event claimed, the payment untouched
         UUID event = UUID.randomUUID();
-        PaymentRows.execute("insert into webhook_event_key values ('payment-gateway', ?, ?, now())", paymentKey + ":DONE", event);
-        PaymentRows.execute("insert into webhook_events (id, received_at, provider, provider_event_id, event_type, payload, status, attempts) "
+        db.execute("insert into webhook_event_key values ('payment-gateway', ?, ?, now())", paymentKey + ":DONE", event);
+        db.execute("insert into webhook_events (id, received_at, provider, provider_event_id, event_type, payload, status, attempts) "
                 + "select event_id, received_at, provider, provider_event_id, 'PAYMENT_STATUS_CHANGED', cast(? as jsonb), 'processing', 1 "
                 + "from webhook_event_key where event_id = ?", "{\"paymentKey\":\"" + paymentKey + "\"}", event);
 
         gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("completed"));
         gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("completed"));
 
-        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
-        assertThat(webhookKeys(paymentKey)).isEqualTo(1);
-        assertThat(DB.text("select status || ' ' || attempts from webhook_events where id = ?", event)).isEqualTo("completed 2");
+        assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
+        assertThat(webhookKeys(db, paymentKey)).isEqualTo(1);
+        assertThat(db.text("select status || ' ' || attempts from webhook_events where id = ?", event)).isEqualTo("completed 2");
     }
 
     @Test
     void forgedStaleAndMalformedCallbacksAreRefusedAndNothingIsStored() {
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now());
         sandbox.loseCallbacks(1);
         String paymentKey = gateway.chargeAccepted(payment);
         Charge charge = sandbox.chargesOf(payment.orderId()).get(0);
         String body = GatewayCharges.callbackBody(charge, "DONE");
-        long eventsBefore = DB.count("select count(*) from webhook_events");
-        long keysBefore = DB.count("select count(*) from webhook_event_key");
+        long eventsBefore = db.count("select count(*) from webhook_events");
+        long keysBefore = db.count("select count(*) from webhook_event_key");
         String now = Long.toString(Instant.now().getEpochSecond());
 
         // forged: signed for another body, or with no signature at all
@@ -202,15 +201,15 @@ class PaymentCallbackIT extends SandboxCallingBack {
         refused(gateway.deliver(body.replace("\"totalAmount\":9900", "\"totalAmount\":\"9900\""), Instant.now()), 400);
         refused(gateway.deliver(body.replace("\"totalAmount\":9900", "\"totalAmount\":99.5"), Instant.now()), 400);
 
-        assertThat(DB.count("select count(*) from webhook_events")).isEqualTo(eventsBefore);
-        assertThat(DB.count("select count(*) from webhook_event_key")).isEqualTo(keysBefore);
-        assertThat(status(payment.paymentId())).isEqualTo("IN_PROGRESS");
-        assertThat(paymentChanges(payment.paymentId())).isZero();
-        assertThat(outcomes(payment.subscriptionId())).isZero();
+        assertThat(db.count("select count(*) from webhook_events")).isEqualTo(eventsBefore);
+        assertThat(db.count("select count(*) from webhook_event_key")).isEqualTo(keysBefore);
+        assertThat(status(db, payment.paymentId())).isEqualTo("IN_PROGRESS");
+        assertThat(paymentChanges(db, payment.paymentId())).isZero();
+        assertThat(outcomes(db, payment.subscriptionId())).isZero();
 
         // the genuine one still goes through afterwards
         gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("completed"));
-        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
     }
 
     @Test
@@ -219,8 +218,8 @@ class PaymentCallbackIT extends SandboxCallingBack {
         gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("skipped"));
         gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("skipped"));
 
-        assertThat(DB.count("select count(*) from webhook_events where event_type = 'BILLING_KEY_DELETED' and payload::text like '%4330%'")).isZero();
-        assertThat(DB.count("select count(*) from webhook_events where event_type = 'BILLING_KEY_DELETED' and status = 'skipped'"))
+        assertThat(db.count("select count(*) from webhook_events where event_type = 'BILLING_KEY_DELETED' and payload::text like '%4330%'")).isZero();
+        assertThat(db.count("select count(*) from webhook_events where event_type = 'BILLING_KEY_DELETED' and status = 'skipped'"))
                 .isGreaterThanOrEqualTo(1);
     }
 

@@ -1,7 +1,6 @@
 package dev.umbra.billing.payment;
 
 import static dev.umbra.billing.BillingFixtures.distinctEvents;
-import static dev.umbra.billing.payment.GatewayCharges.DB;
 import static dev.umbra.billing.payment.GatewayCharges.WAIT;
 import static dev.umbra.billing.payment.GatewayCharges.outcomes;
 import static dev.umbra.billing.payment.GatewayCharges.paymentChanges;
@@ -55,26 +54,26 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         PagedRun.Summary<PaymentSettlement.Result> run = reconcile();
 
         assertThat(run.count(PaymentSettlement.Result.SUCCEEDED)).isGreaterThanOrEqualTo(1);
-        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
-        assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(paymentChanges(db, payment.paymentId())).isEqualTo(1);
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
         assertThat(sandbox.callbacks()).singleElement().satisfies(c -> assertThat(c.delivered()).isFalse());
     }
 
     @Test
     void aChargeWhoseAnswerCameTooLateIsFoundByItsOrderIdAndChargedOnce() {
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now().minus(SETTLED_AFTER));
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now().minus(SETTLED_AFTER));
         sandbox.loseCallbacks(1);
         sandbox.answerLate(1, Duration.ofSeconds(5));
         assertThat(gateway.charge(payment)).isInstanceOf(ChargeOutcome.Uncertain.class);
 
         reconcile();
 
-        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
-        assertThat(DB.text("select external_payment_key from payment where id = ?", payment.paymentId()))
+        assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(db.text("select external_payment_key from payment where id = ?", payment.paymentId()))
                 .isEqualTo(sandbox.chargesOf(payment.orderId()).get(0).paymentKey());
         assertThat(sandbox.chargesOf(payment.orderId())).hasSize(1);
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
     }
 
     @Test
@@ -84,34 +83,34 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         PaymentRows.FirstCharge payment = inProgressAt(paymentKey);
 
         reconcile();
-        assertThat(status(payment.paymentId())).isEqualTo("IN_PROGRESS");
-        assertThat(paymentChanges(payment.paymentId())).isZero();
+        assertThat(status(db, payment.paymentId())).isEqualTo("IN_PROGRESS");
+        assertThat(paymentChanges(db, payment.paymentId())).isZero();
 
-        PaymentRows.execute("update payment set attempted_at = now() - interval '5 minutes 1 second' where id = ?", payment.paymentId());
+        db.execute("update payment set attempted_at = now() - interval '5 minutes 1 second' where id = ?", payment.paymentId());
         reconcile();
 
-        assertThat(status(payment.paymentId())).isEqualTo("FAILED");
-        assertThat(DB.text("select failure_message from payment where id = ?", payment.paymentId())).startsWith("still pending");
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
-        assertThat(DB.text("select status from subscription where id = ?", payment.subscriptionId())).isEqualTo("CANCELED");
+        assertThat(status(db, payment.paymentId())).isEqualTo("FAILED");
+        assertThat(db.text("select failure_message from payment where id = ?", payment.paymentId())).startsWith("still pending");
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
+        assertThat(db.text("select status from subscription where id = ?", payment.subscriptionId())).isEqualTo("CANCELED");
     }
 
     @Test
     void aChargeTheGatewayNeverReceivedFailsWhetherItsKeyIsKnownOrNot() {
-        PaymentRows.FirstCharge byOrder = PaymentRows.inProgress(9_900, null, Instant.now().minus(SETTLED_AFTER));
+        PaymentRows.FirstCharge byOrder = PaymentRows.inProgress(db, 9_900, null, Instant.now().minus(SETTLED_AFTER));
         PaymentRows.FirstCharge byKey = inProgressAt("pay_unknown_" + System.nanoTime());
-        PaymentRows.FirstCharge tooYoung = PaymentRows.inProgress(9_900, null, Instant.now().plusSeconds(60));
+        PaymentRows.FirstCharge tooYoung = PaymentRows.inProgress(db, 9_900, null, Instant.now().plusSeconds(60));
 
         reconcile();
 
         for (PaymentRows.FirstCharge payment : List.of(byOrder, byKey)) {
-            assertThat(status(payment.paymentId())).isEqualTo("FAILED");
-            assertThat(DB.text("select failure_message from payment where id = ?", payment.paymentId())).contains("never arrived");
-            assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+            assertThat(status(db, payment.paymentId())).isEqualTo("FAILED");
+            assertThat(db.text("select failure_message from payment where id = ?", payment.paymentId())).contains("never arrived");
+            assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
         }
         // its charge call may still be under way: not looked at before settle-after
-        assertThat(status(tooYoung.paymentId())).isEqualTo("IN_PROGRESS");
-        PaymentRows.execute("update payment set status = 'FAILED', version = version + 1 where id = ?", tooYoung.paymentId());
+        assertThat(status(db, tooYoung.paymentId())).isEqualTo("IN_PROGRESS");
+        db.execute("update payment set status = 'FAILED', version = version + 1 where id = ?", tooYoung.paymentId());
     }
 
     @Test
@@ -119,15 +118,15 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         String orderId = "pay-mismatch-" + System.nanoTime();
         sandbox.loseCallbacks(1);
         gateway.charge(orderId, 9_900);
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(19_900, null, Instant.now().minus(SETTLED_AFTER));
-        PaymentRows.execute("update payment set order_id = ? where id = ?", orderId, payment.paymentId());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 19_900, null, Instant.now().minus(SETTLED_AFTER));
+        db.execute("update payment set order_id = ? where id = ?", orderId, payment.paymentId());
 
         reconcile();
 
-        assertThat(status(payment.paymentId())).isEqualTo("FAILED");
-        assertThat(DB.text("select failure_message from payment where id = ?", payment.paymentId())).startsWith("AMOUNT_MISMATCH");
-        assertThat(DB.count("select paid_amount from payment where id = ?", payment.paymentId())).isZero();
-        assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+        assertThat(status(db, payment.paymentId())).isEqualTo("FAILED");
+        assertThat(db.text("select failure_message from payment where id = ?", payment.paymentId())).startsWith("AMOUNT_MISMATCH");
+        assertThat(db.count("select paid_amount from payment where id = ?", payment.paymentId())).isZero();
+        assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
     }
 
     @Test
@@ -144,7 +143,7 @@ class PaymentReconciliationIT extends SandboxCallingBack {
 
         ExecutorService replicas = replicas();
         keys.forEach(key -> sandbox.settle(key, Status.DONE));
-        while (payments.stream().anyMatch(p -> status(p.paymentId()).equals("IN_PROGRESS"))) {
+        while (payments.stream().anyMatch(p -> status(db, p.paymentId()).equals("IN_PROGRESS"))) {
             CompletableFuture<PagedRun.Summary<PaymentSettlement.Result>> one = CompletableFuture.supplyAsync(this::reconcile, replicas);
             CompletableFuture<PagedRun.Summary<PaymentSettlement.Result>> other = CompletableFuture.supplyAsync(this::reconcile, replicas);
             one.get();
@@ -155,16 +154,16 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         await().atMost(WAIT).until(() -> sandbox.callbacks().stream().filter(c -> c.answer() == 200).count() == count);
         for (int i = 0; i < count; i++) {
             PaymentRows.FirstCharge payment = payments.get(i);
-            assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
-            assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
-            assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
-            assertThat(DB.text("select status from webhook_events where payload ->> 'paymentKey' = ?", keys.get(i))).isIn("completed", "skipped");
-            assertThat(DB.count("select count(*) from invoice where payment_id = ?", payment.paymentId())).isOne();
+            assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
+            assertThat(paymentChanges(db, payment.paymentId())).isEqualTo(1);
+            assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
+            assertThat(db.text("select status from webhook_events where payload ->> 'paymentKey' = ?", keys.get(i))).isIn("completed", "skipped");
+            assertThat(db.count("select count(*) from invoice where payment_id = ?", payment.paymentId())).isOne();
         }
         // whoever won, each payment's invoice was announced once
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.INVOICE))) {
             for (PaymentRows.FirstCharge payment : payments) {
-                String invoice = DB.text("select id::text from invoice where payment_id = ?", payment.paymentId());
+                String invoice = db.text("select id::text from invoice where payment_id = ?", payment.paymentId());
                 await().atMost(WAIT).until(() -> distinctEvents(topic, invoice, "InvoiceGenerated") == 1);
             }
         }
@@ -176,26 +175,26 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         String paymentKey = ((ChargeOutcome.Accepted) gateway.charge("pay-fault-" + System.nanoTime(), 9_900)).paymentKey();
         PaymentRows.FirstCharge payment = inProgressAt(paymentKey);
         String fault = "invoice_fault_" + payment.subscriptionId().toString().replace("-", "");
-        PaymentRows.execute("create function " + fault + "() returns trigger language plpgsql as $$ begin "
+        db.execute("create function " + fault + "() returns trigger language plpgsql as $$ begin "
                 + "if new.subscription_id = '" + payment.subscriptionId() + "' then raise exception 'injected fault' using errcode = '40001'; end if; "
                 + "return new; end; $$");
-        PaymentRows.execute("create trigger " + fault + " before insert on invoice for each row execute function " + fault + "()");
+        db.execute("create trigger " + fault + " before insert on invoice for each row execute function " + fault + "()");
         try {
             PagedRun.Summary<PaymentSettlement.Result> failed = reconcile();
             assertThat(failed.unreachable()).isGreaterThanOrEqualTo(1);
             // no success without its invoice: the settlement rolled back whole
-            assertThat(status(payment.paymentId())).isEqualTo("IN_PROGRESS");
-            assertThat(outcomes(payment.subscriptionId())).isZero();
+            assertThat(status(db, payment.paymentId())).isEqualTo("IN_PROGRESS");
+            assertThat(outcomes(db, payment.subscriptionId())).isZero();
         } finally {
-            PaymentRows.execute("drop trigger " + fault + " on invoice");
-            PaymentRows.execute("drop function " + fault + "()");
+            db.execute("drop trigger " + fault + " on invoice");
+            db.execute("drop function " + fault + "()");
         }
 
         reconcile();
 
-        assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
-        assertThat(DB.count("select count(*) from invoice where payment_id = ?", payment.paymentId())).isOne();
-        assertThat(DB.count("select count(*) from ledger_entry where kind = 'CHARGE' and subscription_id = ?", payment.subscriptionId())).isOne();
+        assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(db.count("select count(*) from invoice where payment_id = ?", payment.paymentId())).isOne();
+        assertThat(db.count("select count(*) from ledger_entry where kind = 'CHARGE' and subscription_id = ?", payment.subscriptionId())).isOne();
     }
 
     @Test
@@ -204,11 +203,11 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         sandbox.loseCallbacks(count);
         List<PaymentRows.FirstCharge> payments = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now().minus(SETTLED_AFTER));
+            PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now().minus(SETTLED_AFTER));
             ChargeOutcome charged = gateway.charge(payment);
             if (i % 2 == 0) {
                 // half of them with the key stored (looked up by key), half without (looked up by order id)
-                PaymentRows.execute("update payment set external_payment_key = ? where id = ?", ((ChargeOutcome.Accepted) charged).paymentKey(),
+                db.execute("update payment set external_payment_key = ? where id = ?", ((ChargeOutcome.Accepted) charged).paymentKey(),
                         payment.paymentId());
             }
             payments.add(payment);
@@ -227,9 +226,9 @@ class PaymentReconciliationIT extends SandboxCallingBack {
         otherRun.get();
         replicas.shutdown();
         for (PaymentRows.FirstCharge payment : payments) {
-            assertThat(status(payment.paymentId())).isEqualTo("SUCCEEDED");
-            assertThat(paymentChanges(payment.paymentId())).isEqualTo(1);
-            assertThat(outcomes(payment.subscriptionId())).isEqualTo(1);
+            assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
+            assertThat(paymentChanges(db, payment.paymentId())).isEqualTo(1);
+            assertThat(outcomes(db, payment.subscriptionId())).isEqualTo(1);
         }
         assertThat(sandbox.charges()).hasSize(count);
     }
@@ -240,7 +239,7 @@ class PaymentReconciliationIT extends SandboxCallingBack {
     }
 
     private PaymentRows.FirstCharge inProgressAt(String paymentKey) {
-        return PaymentRows.inProgress(9_900, paymentKey, Instant.now().minus(SETTLED_AFTER));
+        return PaymentRows.inProgress(db, 9_900, paymentKey, Instant.now().minus(SETTLED_AFTER));
     }
 
     private PagedRun.Summary<PaymentSettlement.Result> reconcile() {

@@ -19,7 +19,7 @@ public final class PaymentRows {
     }
 
     /** A PENDING subscription and its IN_PROGRESS first payment, attempted at {@code attemptedAt}, with the gateway's key if known. */
-    public static FirstCharge inProgress(long amount, String paymentKey, Instant attemptedAt) {
+    public static FirstCharge inProgress(Database db, long amount, String paymentKey, Instant attemptedAt) {
         UUID billingKey = UUID.randomUUID();
         UUID subscription = UUID.randomUUID();
         UUID payment = UUID.randomUUID();
@@ -28,21 +28,17 @@ public final class PaymentRows {
         // a key the service can decrypt: once settled, the subscription is the renewals' like any other
         String encrypted = Arc.container().instance(BillingKeyCipher.class).get()
                 .encrypt(new GatewayBillingKey("bk-settlement-test-" + billingKey), billingKey);
-        execute("insert into billing_key (id, user_id, encrypted_key, card_brand, card_last4, created_at) values (?, ?, ?, 'SANDBOX', '1234', ?)",
+        db.execute("insert into billing_key (id, user_id, encrypted_key, card_brand, card_last4, created_at) values (?, ?, ?, 'SANDBOX', '1234', ?)",
                 billingKey, UUID.randomUUID(), encrypted, at);
-        execute("""
+        db.execute("""
                 insert into subscription (id, guild_id, user_id, billing_key_id, plan_code, status, paid_through, due_period, created_at, updated_at)
                 values (?, ?, ?, ?, 'PRO', 'PENDING', -1, 0, ?, ?)""",
                 subscription, Long.toString(100_000_000_000_000_000L + (long) (Math.random() * 1e17)), UUID.randomUUID(), billingKey, at, at);
-        execute("""
+        db.execute("""
                 insert into payment (id, subscription_id, period, purpose, order_id, idempotency_key, amount, status, external_payment_key,
                                      attempted_at, created_at)
                 values (?, ?, 0, 'PERIOD', ?, ?, ?, 'IN_PROGRESS', ?, ?, ?)""",
                 payment, subscription, orderId, "sub-" + subscription + "-p0", amount, paymentKey, at, at);
         return new FirstCharge(subscription, payment, orderId, amount);
-    }
-
-    public static void execute(String sql, Object... parameters) {
-        Database.of("billing").execute(sql, parameters);
     }
 }

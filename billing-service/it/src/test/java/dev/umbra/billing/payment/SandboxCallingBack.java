@@ -2,6 +2,8 @@ package dev.umbra.billing.payment;
 
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.devstack.PaymentGatewaySandbox;
+import dev.umbra.testing.Database;
+import dev.umbra.testing.InjectDevstack;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import jakarta.inject.Inject;
@@ -16,6 +18,12 @@ import org.junit.jupiter.api.BeforeEach;
  */
 abstract class SandboxCallingBack {
 
+    @InjectDevstack
+    Database db;
+
+    @InjectDevstack
+    PaymentGatewaySandbox sandbox;
+
     @Inject
     PaymentGatewayClient client;
 
@@ -26,13 +34,11 @@ abstract class SandboxCallingBack {
     CircuitBreakerMaintenance circuits;
 
     GatewayCharges gateway;
-    PaymentGatewaySandbox sandbox;
 
     @BeforeEach
     void callbacksToThisService() {
         circuits.resetAll();
-        gateway = GatewayCharges.callingBack(client, webhook);
-        sandbox = gateway.sandbox();
+        gateway = GatewayCharges.callingBack(client, sandbox, webhook);
     }
 
     @AfterEach

@@ -42,19 +42,20 @@ class ScheduledReconciliationIT extends SandboxCallingBack {
     @Test
     void theScheduledJobSettlesWhatNoCallbackSettledAndSaysSoInItsMeters() {
         sandbox.loseCallbacks(2);
-        PaymentRows.FirstCharge paid = PaymentRows.inProgress(9_900, null, Instant.now().minusSeconds(5));
+        PaymentRows.FirstCharge paid = PaymentRows.inProgress(db, 9_900, null, Instant.now().minusSeconds(5));
         gateway.charge(paid);
         String declinedOrder = "pay-declined-" + System.nanoTime();
         sandbox.decline(1);
         String declinedKey = ((ChargeOutcome.Accepted) gateway.charge(declinedOrder, 9_900)).paymentKey();
-        PaymentRows.FirstCharge declined = PaymentRows.inProgress(9_900, declinedKey, Instant.now().minusSeconds(5));
+        PaymentRows.FirstCharge declined = PaymentRows.inProgress(db, 9_900, declinedKey, Instant.now().minusSeconds(5));
 
-        await().atMost(WAIT).until(() -> !status(paid.paymentId()).equals("IN_PROGRESS") && !status(declined.paymentId()).equals("IN_PROGRESS"));
+        await().atMost(WAIT).until(() -> !status(db, paid.paymentId()).equals("IN_PROGRESS")
+                && !status(db, declined.paymentId()).equals("IN_PROGRESS"));
 
-        assertThat(status(paid.paymentId())).isEqualTo("SUCCEEDED");
-        assertThat(status(declined.paymentId())).isEqualTo("FAILED");
-        assertThat(outcomes(paid.subscriptionId())).isEqualTo(1);
-        assertThat(outcomes(declined.subscriptionId())).isEqualTo(1);
+        assertThat(status(db, paid.paymentId())).isEqualTo("SUCCEEDED");
+        assertThat(status(db, declined.paymentId())).isEqualTo("FAILED");
+        assertThat(outcomes(db, paid.subscriptionId())).isEqualTo(1);
+        assertThat(outcomes(db, declined.subscriptionId())).isEqualTo(1);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> given().get(metrics).then().statusCode(200)
                 // the settled series exist from zero: the two settlements must have counted
                 .body(matchesPattern("(?s).*umbra_billing_payments_settled_total\\{outcome=\"succeeded\",source=\"reconciliation\"} [1-9].*"))

@@ -2,7 +2,6 @@ package dev.umbra.billing.payment;
 
 import static dev.umbra.billing.BillingFixtures.distinctEvents;
 import static dev.umbra.billing.BillingFixtures.ofAggregate;
-import static dev.umbra.billing.payment.GatewayCharges.DB;
 import static dev.umbra.billing.payment.GatewayCharges.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -71,9 +70,9 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
             assertThat(cancel.amount()).isEqualTo(9_900);
             assertThat(cancel.idempotencyKey()).isEqualTo("stray-" + strayId(mismatch.payment()));
         });
-        assertThat(DB.count("select returned_amount from stray_charge where payment_id = ?", mismatch.payment().paymentId())).isEqualTo(9_900);
+        assertThat(db.count("select returned_amount from stray_charge where payment_id = ?", mismatch.payment().paymentId())).isEqualTo(9_900);
         // the money never entered the books: nothing to book when it goes back, an event to tell the audit log
-        assertThat(DB.count("select count(*) from ledger_entry where subscription_id = ?", mismatch.payment().subscriptionId())).isZero();
+        assertThat(db.count("select count(*) from ledger_entry where subscription_id = ?", mismatch.payment().subscriptionId())).isZero();
         String subscription = mismatch.payment().subscriptionId().toString();
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> distinctEvents(topic, subscription, "StrayChargeReturned") == 1);
@@ -88,23 +87,23 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
         long cancels = sandbox.cancelAttempts();
         run();
         assertThat(sandbox.cancelAttempts()).isEqualTo(cancels);
-        assertThat(status(mismatch.payment().paymentId())).isEqualTo("FAILED");
+        assertThat(status(db, mismatch.payment().paymentId())).isEqualTo("FAILED");
     }
 
     @Test
     void aChargeThatCompletesAfterThePaymentWasGivenUpIsGivenBack() {
         sandbox.keepPending(1);
         String paymentKey = ((ChargeOutcome.Accepted) gateway.charge("pay-late-done-" + System.nanoTime(), 9_900)).paymentKey();
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, paymentKey, Instant.now().minus(Duration.ofMinutes(6)));
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, paymentKey, Instant.now().minus(Duration.ofMinutes(6)));
         reconcile();
-        assertThat(status(payment.paymentId())).isEqualTo("FAILED");
+        assertThat(status(db, payment.paymentId())).isEqualTo("FAILED");
         assertThat(strayStatus(payment)).isEqualTo("WATCHING");
 
         // still pending: looked at, nothing sent, looked at again later
         run();
         assertThat(strayStatus(payment)).isEqualTo("WATCHING");
         assertThat(sandbox.cancelsOf(paymentKey)).isEmpty();
-        assertThat(DB.count("select looks from stray_charge where payment_id = ?", payment.paymentId())).isOne();
+        assertThat(db.count("select looks from stray_charge where payment_id = ?", payment.paymentId())).isOne();
 
         // the issuer completes it after all, and calls back
         sandbox.settle(paymentKey, Status.DONE);
@@ -132,7 +131,7 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
         assertThat(strayStatus(mismatch.payment())).isEqualTo("RETURNED");
         assertThat(sandbox.cancelAttempts()).isEqualTo(cancels);
         assertThat(sandbox.cancelsOf(mismatch.paymentKey())).hasSize(1);
-        assertThat(DB.text("select cancel_transaction_key from stray_charge where payment_id = ?", mismatch.payment().paymentId()))
+        assertThat(db.text("select cancel_transaction_key from stray_charge where payment_id = ?", mismatch.payment().paymentId()))
                 .isEqualTo(sandbox.cancelsOf(mismatch.paymentKey()).get(0).transactionKey());
     }
 
@@ -140,17 +139,17 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
     void aDatabaseFaultAfterTheCancelLeavesItWatchedAndTheNextLookFindsTheCancelByItsKey() {
         Mismatch mismatch = mismatch();
         String fault = "stray_fault_" + mismatch.payment().paymentId().toString().replace("-", "");
-        PaymentRows.execute("create function " + fault + "() returns trigger language plpgsql as $$ begin "
+        db.execute("create function " + fault + "() returns trigger language plpgsql as $$ begin "
                 + "if new.payment_id = '" + mismatch.payment().paymentId() + "' then raise exception 'injected fault' using errcode = '08006'; end if; "
                 + "return new; end; $$");
-        PaymentRows.execute("create trigger " + fault + " before update on stray_charge for each row execute function " + fault + "()");
+        db.execute("create trigger " + fault + " before update on stray_charge for each row execute function " + fault + "()");
         try {
             assertThat(run().unreachable()).isGreaterThanOrEqualTo(1);
             assertThat(strayStatus(mismatch.payment())).isEqualTo("WATCHING");
             assertThat(sandbox.cancelsOf(mismatch.paymentKey())).hasSize(1);
         } finally {
-            PaymentRows.execute("drop trigger " + fault + " on stray_charge");
-            PaymentRows.execute("drop function " + fault + "()");
+            db.execute("drop trigger " + fault + " on stray_charge");
+            db.execute("drop function " + fault + "()");
         }
         long cancels = sandbox.cancelAttempts();
 
@@ -170,7 +169,7 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
         run();
 
         assertThat(strayStatus(mismatch.payment())).isEqualTo("REFUSED");
-        assertThat(DB.text("select detail from stray_charge where payment_id = ?", mismatch.payment().paymentId()))
+        assertThat(db.text("select detail from stray_charge where payment_id = ?", mismatch.payment().paymentId()))
                 .contains("403", "FORBIDDEN_REQUEST");
         assertThat(sandbox.cancelsOf(mismatch.paymentKey())).isEmpty();
         assertThat(refused()).isEqualTo(refusedBefore + 1);
@@ -185,14 +184,14 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
 
     @Test
     void aPaymentTheGatewayNeverHadIsWatchedUntilItsWatchEndsThenNothingWasTaken() {
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(9_900, null, Instant.now().minus(SETTLED_AFTER));
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now().minus(SETTLED_AFTER));
         reconcile();
-        assertThat(status(payment.paymentId())).isEqualTo("FAILED");
+        assertThat(status(db, payment.paymentId())).isEqualTo("FAILED");
 
         run();
         assertThat(strayStatus(payment)).isEqualTo("WATCHING");
 
-        PaymentRows.execute("update stray_charge set watch_until = now() - interval '1 second', next_look_at = now() where payment_id = ?",
+        db.execute("update stray_charge set watch_until = now() - interval '1 second', next_look_at = now() where payment_id = ?",
                 payment.paymentId());
         run();
 
@@ -229,20 +228,20 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
         String orderId = "pay-stray-" + UUID.randomUUID();
         sandbox.loseCallbacks(1);
         String paymentKey = ((ChargeOutcome.Accepted) gateway.charge(orderId, 9_900)).paymentKey();
-        PaymentRows.FirstCharge payment = PaymentRows.inProgress(19_900, null, Instant.now().minus(SETTLED_AFTER));
-        PaymentRows.execute("update payment set order_id = ? where id = ?", orderId, payment.paymentId());
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 19_900, null, Instant.now().minus(SETTLED_AFTER));
+        db.execute("update payment set order_id = ? where id = ?", orderId, payment.paymentId());
         reconcile();
-        assertThat(status(payment.paymentId())).isEqualTo("FAILED");
+        assertThat(status(db, payment.paymentId())).isEqualTo("FAILED");
         assertThat(strayStatus(payment)).isEqualTo("WATCHING");
         return new Mismatch(payment, paymentKey);
     }
 
-    private static String strayStatus(PaymentRows.FirstCharge payment) {
-        return DB.text("select status from stray_charge where payment_id = ?", payment.paymentId());
+    private String strayStatus(PaymentRows.FirstCharge payment) {
+        return db.text("select status from stray_charge where payment_id = ?", payment.paymentId());
     }
 
-    private static String strayId(PaymentRows.FirstCharge payment) {
-        return DB.text("select id::text from stray_charge where payment_id = ?", payment.paymentId());
+    private String strayId(PaymentRows.FirstCharge payment) {
+        return db.text("select id::text from stray_charge where payment_id = ?", payment.paymentId());
     }
 
     private double refused() {
@@ -250,8 +249,8 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
         return counter == null ? 0 : counter.count();
     }
 
-    private static void lookNow(PaymentRows.FirstCharge payment) {
-        PaymentRows.execute("update stray_charge set next_look_at = now() where payment_id = ?", payment.paymentId());
+    private void lookNow(PaymentRows.FirstCharge payment) {
+        db.execute("update stray_charge set next_look_at = now() where payment_id = ?", payment.paymentId());
     }
 
     private void reconcile() {

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.notNullValue;
 
-import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.events.guild.BotInstalled;
@@ -17,6 +17,7 @@ import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -41,10 +42,16 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class ConsumerDatabaseOutageIT {
 
-    private static final Database DB = Database.of("billing");
     private static final Duration WAIT = Duration.ofSeconds(90);
 
-    private final TcpProxy link = DevstackResource.postgresProxy();
+    @InjectDevstack
+    Database db;
+
+    @InjectDevstack
+    PaymentGatewaySandbox gateway;
+
+    @InjectDevstack
+    TcpProxy link;
 
     @AfterEach
     void restore() {
@@ -61,7 +68,7 @@ class ConsumerDatabaseOutageIT {
 
     @Test
     void eventsThatArriveDuringAnOutageAreAppliedOnceWhenItEnds() {
-        Devstack.shared().paymentGateway().recover();
+        gateway.recover();
         UUID user = UUID.randomUUID();
         UUID key = newKey(user);
         List<String> guilds = new ArrayList<>();
@@ -82,11 +89,11 @@ class ConsumerDatabaseOutageIT {
         await().atMost(WAIT).until(() -> transientFailures() > 0);
         link.restore();
 
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from processed_event where event_id = any(array[?, ?]::uuid[])", last, back) == 2);
-        await().atMost(WAIT).until(() -> DB.count("select count(*) from subscription where id = any(string_to_array(?, ',')::uuid[]) and status = 'SUSPENDED'",
+        await().atMost(WAIT).until(() -> db.count("select count(*) from processed_event where event_id = any(array[?, ?]::uuid[])", last, back) == 2);
+        await().atMost(WAIT).until(() -> db.count("select count(*) from subscription where id = any(string_to_array(?, ',')::uuid[]) and status = 'SUSPENDED'",
                 String.join(",", subscriptions.subList(2, 4).stream().map(UUID::toString).toList())) == 2);
-        assertThat(DB.text("select status from subscription where id = ?", subscriptions.get(0))).isEqualTo("CANCELED");
-        assertThat(DB.text("select status from subscription where id = ?", subscriptions.get(1))).isEqualTo("ACTIVE");
+        assertThat(db.text("select status from subscription where id = ?", subscriptions.get(0))).isEqualTo("CANCELED");
+        assertThat(db.text("select status from subscription where id = ?", subscriptions.get(1))).isEqualTo("ACTIVE");
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> eventTypes(topic, subscriptions.get(0).toString()).size() >= 3
                     && eventTypes(topic, subscriptions.get(1).toString()).size() >= 3
@@ -103,7 +110,7 @@ class ConsumerDatabaseOutageIT {
 
     @Test
     void aCardChangeDuringAnOutageIsAnsweredUnavailableAndChangesNothing() {
-        Devstack.shared().paymentGateway().recover();
+        gateway.recover();
         UUID user = UUID.randomUUID();
         UUID key = newKey(user);
         UUID other = newKey(user);
@@ -114,8 +121,8 @@ class ConsumerDatabaseOutageIT {
         link.restore();
 
         await().atMost(WAIT).untilAsserted(() -> payWith(user, id, key).then().statusCode(200));
-        assertThat(DB.text("select billing_key_id::text from subscription where id = ?", id)).isEqualTo(key.toString());
+        assertThat(db.text("select billing_key_id::text from subscription where id = ?", id)).isEqualTo(key.toString());
         payWith(user, id, other).then().statusCode(200);
-        assertThat(DB.text("select billing_key_id::text from subscription where id = ?", id)).isEqualTo(other.toString());
+        assertThat(db.text("select billing_key_id::text from subscription where id = ?", id)).isEqualTo(other.toString());
     }
 }
