@@ -42,19 +42,25 @@ public class Attributions {
     private static final String LOCK = "select 1 from pg_advisory_xact_lock(hashtextextended($1, 0))";
     private static final String WAIT = "insert into audit_unattributed (event_id, occurred_at, ref_type, ref_id) "
             + "values (?1, cast(?2 as timestamptz), ?3, ?4) on conflict do nothing";
-    private static final String ATTRIBUTE_WAITING = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at) "
-            + "select distinct u.event_id, u.occurred_at, ?3, cast(?4 as timestamptz), greatest(l.recorded_at, cast(?5 as timestamptz)) "
-            + "from audit_unattributed u join audit_log l on l.event_id = u.event_id and l.occurred_at = u.occurred_at "
-            + "where u.ref_type = ?1 and u.ref_id = ?2 on conflict do nothing";
-    private static final String AGGREGATES_OF_WAITING = "select l.aggregate_type, l.aggregate_id, min(greatest(l.recorded_at, $3)) "
-            + "from audit_unattributed u join audit_log l on l.event_id = u.event_id and l.occurred_at = u.occurred_at "
-            + "where u.ref_type = $1 and u.ref_id = $2 group by l.aggregate_type, l.aggregate_id";
+    /**
+     * The events that waited for the aggregate's guild, attributed to it and no longer waiting under any
+     * aggregate, in one statement (every part reads the same snapshot); returns their aggregates, each with
+     * the earliest time its guild is known from them.
+     */
+    private static final String ATTRIBUTE_WAITING = "with waiting as (select event_id, occurred_at from audit_unattributed "
+            + "where ref_type = $1 and ref_id = $2), "
+            + "attributed as (insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at) "
+            + "select distinct w.event_id, w.occurred_at, cast($3 as varchar), cast($4 as timestamptz), "
+            + "greatest(l.recorded_at, cast($5 as timestamptz)) "
+            + "from waiting w join audit_log l on l.event_id = w.event_id and l.occurred_at = w.occurred_at on conflict do nothing), "
+            + "no_longer_waiting as (delete from audit_unattributed where event_id in (select event_id from waiting)) "
+            + "select l.aggregate_type, l.aggregate_id, min(greatest(l.recorded_at, cast($5 as timestamptz))) "
+            + "from waiting w join audit_log l on l.event_id = w.event_id and l.occurred_at = w.occurred_at "
+            + "group by l.aggregate_type, l.aggregate_id";
     /** Since when the aggregate's guild has been known: its earliest attribution to it (rows without known_at: their attributed_at). */
     private static final String GUILD_KNOWN_SINCE = "select min(coalesce(g.known_at, g.attributed_at)) from audit_log l "
             + "join audit_guild g on g.event_id = l.event_id and g.occurred_at = l.occurred_at "
             + "where l.aggregate_type = $1 and l.aggregate_id = $2 and g.guild_id = $3";
-    private static final String NO_LONGER_WAITING = "delete from audit_unattributed where event_id in "
-            + "(select event_id from audit_unattributed where ref_type = ?1 and ref_id = ?2)";
 
     private final AggregateGuilds guilds;
 
@@ -67,14 +73,30 @@ public class Attributions {
             JsonNode payload) {
     }
 
-    /** Attributes the event if its guild is known, makes it wait otherwise, and attributes what waited for what it tells. */
+    /**
+     * The guild the event names, if it does: the audit log attributes such an event to it with the statement
+     * that stores it, then calls {@link #afterAttributedToNamed}; any other event goes to {@link #attribute}.
+     */
+    public static Optional<String> namedGuild(StoredEvent event) {
+        return GuildOwnership.namedGuild(event.aggregateType(), event.aggregateId(), event.payload());
+    }
+
+    /**
+     * What an event attributed to the guild it names teaches: its own aggregate's guild, and so the guild of
+     * the events that waited for it.
+     */
+    public Uni<Void> afterAttributedToNamed(StoredEvent event, String guildId, Instant now) {
+        return AttributionRules.ownedAggregate(event.aggregateType(), event.aggregateId())
+                .map(owned -> learn(owned, guildId, now, event.recordedAt()))
+                .orElseGet(() -> Uni.createFrom().voidItem());
+    }
+
+    /**
+     * Attributes an event that does not name its guild if its guild is known, makes it wait otherwise, and
+     * attributes what waited for what it tells.
+     */
     public Uni<Void> attribute(StoredEvent event, Instant now) {
-        Optional<String> named = GuildOwnership.namedGuild(event.aggregateType(), event.aggregateId(), event.payload());
         Optional<AggregateRef> owned = AttributionRules.ownedAggregate(event.aggregateType(), event.aggregateId());
-        if (named.isPresent()) {
-            Uni<Void> attributed = attributeTo(event, named.get(), now, event.recordedAt());
-            return owned.isEmpty() ? attributed : attributed.chain(() -> learn(owned.get(), named.get(), now, event.recordedAt()));
-        }
         List<AggregateRef> resolvers = AttributionRules.resolvers(event.aggregateType(), event.aggregateId(), event.payload());
         if (resolvers.isEmpty()) {
             return Uni.createFrom().voidItem();
@@ -120,10 +142,8 @@ public class Attributions {
     }
 
     private Uni<Void> attributeWaiting(AggregateRef aggregate, String guildId, Instant now, Instant knownAt) {
-        return execute(ATTRIBUTE_WAITING, aggregate.type(), aggregate.id(), guildId, utc(now), utc(knownAt))
-                .chain(() -> Panache.getSession().chain(session -> NativeSelects.select(session, AGGREGATES_OF_WAITING,
-                        aggregate.type(), aggregate.id(), knownAt)))
-                .call(() -> execute(NO_LONGER_WAITING, aggregate.type(), aggregate.id()))
+        return Panache.getSession()
+                .chain(session -> NativeSelects.select(session, ATTRIBUTE_WAITING, aggregate.type(), aggregate.id(), guildId, now, knownAt))
                 .chain(rows -> learnEach(rows, aggregate, guildId, now, 0));
     }
 
