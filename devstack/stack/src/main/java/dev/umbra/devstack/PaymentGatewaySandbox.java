@@ -37,7 +37,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Collectors;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -225,13 +224,6 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
 
     public long chargeAttempts() {
         return received.stream().filter(Received::isCharge).count();
-    }
-
-    /** Idempotency keys (a service's one per thing it charges for) with more than one charge that took money: charged twice. */
-    public Map<String, Long> takenTwice() {
-        return charges().stream().filter(c -> c.idempotencyKey() != null && c.tookMoney())
-                .collect(Collectors.groupingBy(Charge::idempotencyKey, Collectors.counting()))
-                .entrySet().stream().filter(e -> e.getValue() > 1).collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     /** What the gateway keeps of the charges that took money, by idempotency key: their amounts less what it gave back. */

@@ -236,9 +236,10 @@ public class Inbox {
                     .invoke(() -> {
                         if (afterFailedRun != null && afterFailedRun.failure() != null) {
                             // the handler's outcome must equal applying the records one by one: here it did not
+                            Item first = items.stream().filter(afterFailedRun.blamed()::contains).findFirst().orElse(items.get(0));
                             LOG.warnf("%s applied one by one the %d records of a run of %s at %s that failed as a run: its batch handler "
-                                    + "is wrong for them: %s", consumer, afterFailedRun.blamed().size(), items.get(0).eventType(),
-                                    items.get(0).position(), rootMessage(afterFailedRun.failure()));
+                                    + "is wrong for them: %s", consumer, afterFailedRun.blamed().size(), first.eventType(),
+                                    first.position(), rootMessage(afterFailedRun.failure()));
                         }
                     })
                     .onFailure().recoverWithUni(error -> {
