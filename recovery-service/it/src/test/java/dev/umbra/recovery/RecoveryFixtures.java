@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.umbra.devstack.Devstack;
+import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.recovery.snapshot.GuildStructure;
@@ -105,9 +105,9 @@ public final class RecoveryFixtures {
     }
 
     /** The guild as the Discord sandbox has it now, in the shape {@link #discordShape} gives. */
-    public static JsonNode onDiscord(String guildId) {
+    public static JsonNode onDiscord(DiscordSandbox discord, String guildId) {
         try {
-            return JSON.readTree(Devstack.shared().discord().guilds().get(guildId));
+            return JSON.readTree(discord.guilds().get(guildId));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -14,7 +14,6 @@ import static org.hamcrest.Matchers.equalTo;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
@@ -33,29 +32,25 @@ import io.restassured.response.Response;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Audit-log entries from the bot to AntiNukeTriggered, and on plans with anti-nuke to the suspects' roles taken and a snapshot. */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "recovery"), @ResourceArg(name = "outbox", value = "recovery")})
 class AntiNukeIT {
 
     @InjectDevstack
     Database db;
 
+    @InjectDevstack
+    DiscordSandbox discord;
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
 
-    private final DiscordSandbox discord = Devstack.shared().discord();
     private String guild;
     private String actor;
-
-    @BeforeAll
-    static void stream() {
-        Devstack.shared().streamOutbox("recovery", "recovery");
-    }
 
     @BeforeEach
     void aGuild() {
@@ -140,7 +135,7 @@ class AntiNukeIT {
             assertThat(KafkaProbe.value(events(antiNuke, "AntiNukeActioned", guild).get(0)))
                     .contains("roles removed from 1 suspect").contains("snapshot taken").doesNotContain(actor);
             assertThat(events(antiNuke, "AntiNukeTriggered", guild)).hasSize(1);
-            onDiscord(guild).path("members").forEach(member -> {
+            onDiscord(discord, guild).path("members").forEach(member -> {
                 if (member.path("user").path("id").asText().equals(actor)) {
                     assertThat(member.path("roles")).isEmpty();
                 }

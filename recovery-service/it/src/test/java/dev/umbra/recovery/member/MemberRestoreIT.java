@@ -13,7 +13,6 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
@@ -32,28 +31,24 @@ import io.restassured.response.Response;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** A member's roles back from a snapshot, on plans that include it, against the Discord sandbox. */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "recovery"), @ResourceArg(name = "outbox", value = "recovery")})
 class MemberRestoreIT {
 
     @InjectDevstack
     Database db;
 
-    private final DiscordSandbox discord = Devstack.shared().discord();
+    @InjectDevstack
+    DiscordSandbox discord;
+
     private String guild;
     private GuildStructure saved;
     private String member;
     private UUID snapshot;
-
-    @BeforeAll
-    static void stream() {
-        Devstack.shared().streamOutbox("recovery", "recovery");
-    }
 
     /** The member had mod and vip; on Discord now they have none, and vip is gone. */
     @BeforeEach
@@ -74,7 +69,7 @@ class MemberRestoreIT {
             restore(member, snapshot).then().statusCode(200).body("roles", equalTo(List.of(saved.roles().get(1).id())));
             restore(member, snapshot).then().statusCode(200);
 
-            JsonNode now = onDiscord(guild).path("members").get(0);
+            JsonNode now = onDiscord(discord, guild).path("members").get(0);
             assertThat(now.path("roles").toString()).isEqualTo("[\"" + saved.roles().get(1).id() + "\"]");
             await().atMost(WAIT).until(() -> events(members, "MemberRestored", guild).size() == 2);
             assertThat(KafkaProbe.value(events(members, "MemberRestored", guild).get(0)).replace(" ", ""))

@@ -12,7 +12,6 @@ import static dev.umbra.recovery.restore.RestoreFixtures.restore;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.recovery.snapshot.GuildStructure;
@@ -38,14 +37,17 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "recovery"), @ResourceArg(name = "outbox", value = "recovery")})
 class DatabaseOutageIT {
 
     @InjectDevstack
     Database db;
 
-    private final TcpProxy link = DevstackResource.postgresProxy();
-    private final DiscordSandbox discord = Devstack.shared().discord();
+    @InjectDevstack
+    TcpProxy link;
+
+    @InjectDevstack
+    DiscordSandbox discord;
 
     @AfterEach
     void restoreTheLink() {

@@ -15,7 +15,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
@@ -38,27 +37,23 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Restores against devstack's Discord sandbox: the guild's structure comes back, each change made once, outages waited out or given up. */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "recovery"), @ResourceArg(name = "outbox", value = "recovery")})
 class RestoresIT {
 
     @InjectDevstack
     Database db;
 
-    private final DiscordSandbox discord = Devstack.shared().discord();
+    @InjectDevstack
+    DiscordSandbox discord;
+
     private String guild;
     private GuildStructure saved;
     private UUID snapshot;
-
-    @BeforeAll
-    static void stream() {
-        Devstack.shared().streamOutbox("recovery", "recovery");
-    }
 
     @BeforeEach
     void aNukedGuildWithASnapshotFromBefore() {
@@ -180,7 +175,7 @@ class RestoresIT {
 
     /** The sandbox's guild has the snapshot's roles, channels (under the right category, with overwrites of the new roles) and members' roles, by name. */
     private void assertRestored() {
-        JsonNode now = onDiscord(guild);
+        JsonNode now = onDiscord(discord, guild);
         Map<String, String> roleNames = new HashMap<>();
         now.path("roles").forEach(role -> roleNames.put(role.path("id").asText(), role.path("name").asText()));
         assertThat(roleNames.values()).containsExactlyInAnyOrderElementsOf(saved.roles().stream().map(GuildStructure.Role::name).toList());

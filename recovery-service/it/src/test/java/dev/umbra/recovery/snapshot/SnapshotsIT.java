@@ -15,7 +15,6 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.hasSize;
 
-import dev.umbra.devstack.Devstack;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.events.guild.GuildDeleted;
@@ -40,21 +39,15 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Snapshots through the API, with retention from the plan licensing's events set, against devstack. */
 @QuarkusTest
-@WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "recovery"))
+@WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "recovery"), @ResourceArg(name = "outbox", value = "recovery")})
 class SnapshotsIT {
 
     @InjectDevstack
     Database db;
-
-    @BeforeAll
-    static void stream() {
-        Devstack.shared().streamOutbox("recovery", "recovery");
-    }
 
     @Test
     void aSnapshotIsStoredWithItsChecksumAndReadBackListedAndDiffed() {
