@@ -13,6 +13,7 @@ import dev.umbra.devstack.KafkaBroker;
 import dev.umbra.devstack.KafkaConnectWorker;
 import dev.umbra.devstack.LocalSystem;
 import dev.umbra.devstack.PostgresServer;
+import dev.umbra.e2e.SystemClient.Answer;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
@@ -350,24 +351,8 @@ class FaultsIT {
         subscribed.put(guildId, subscription.status());
     }
 
-    /** A call's last answer, and whether it was tried again after a 502/503. */
-    private record Answer(Response response, boolean triedAgain) {
-        int status() {
-            return response.statusCode();
-        }
-    }
-
     private static Answer call(boolean tryingAgain, Supplier<Response> call) {
-        Response answer = call.get();
-        boolean again = false;
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (tryingAgain && (answer.statusCode() == 502 || answer.statusCode() == 503) && System.nanoTime() < deadline) {
-            String retryAfter = answer.header("Retry-After");
-            pause(retryAfter == null ? Duration.ofMillis(200) : Duration.ofSeconds(Long.parseLong(retryAfter)));
-            answer = call.get();
-            again = true;
-        }
-        return new Answer(answer, again);
+        return tryingAgain ? SystemClient.tryingAgain(PATIENCE, call) : new Answer(call.get(), false);
     }
 
     /**

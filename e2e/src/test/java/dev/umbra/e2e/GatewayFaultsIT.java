@@ -2,7 +2,6 @@ package dev.umbra.e2e;
 
 import static dev.umbra.e2e.SystemClient.TIMEOUT;
 import static dev.umbra.e2e.SystemClient.eventTypes;
-import static dev.umbra.e2e.SystemClient.pause;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -29,7 +28,6 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -154,32 +152,20 @@ class GatewayFaultsIT {
     private Attempted subscribeTryingAgain(Runnable beforeCharge) {
         Installed installed = umbra.installed();
         UUID user = UUID.randomUUID();
-        Response key = tryingAgain(() -> given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user.toString()))
+        Response key = SystemClient.tryingAgain(PATIENCE, () -> given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user.toString()))
                 .contentType(ContentType.JSON).body(Map.of("authKey", "auth-" + UUID.randomUUID()))
-                .post("/users/{userId}/billing-keys", user));
+                .post("/users/{userId}/billing-keys", user)).response();
         if (key.statusCode() != 201) {
             return new Attempted(installed, user, null, key.statusCode());
         }
         String billingKey = key.path("id");
         beforeCharge.run();
-        Response subscribed = tryingAgain(() -> given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user.toString()))
+        Response subscribed = SystemClient.tryingAgain(PATIENCE, () -> given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user.toString()))
                 .contentType(ContentType.JSON)
                 .body(Map.of("guildId", installed.guildId(), "userId", user.toString(), "planCode", "PRO", "billingKeyId", billingKey))
-                .post("/subscriptions"));
+                .post("/subscriptions")).response();
         int status = subscribed.statusCode();
         return new Attempted(installed, user, status == 201 || status == 202 ? UUID.fromString(subscribed.path("id")) : null, status);
-    }
-
-    /** Calls again after a 502 or 503, waiting what its Retry-After asks (a circuit open at billing), as a well-behaved client does. */
-    private static Response tryingAgain(Supplier<Response> call) {
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        Response answer = call.get();
-        while (System.nanoTime() < deadline && (answer.statusCode() == 502 || answer.statusCode() == 503)) {
-            String retryAfter = answer.header("Retry-After");
-            pause(retryAfter == null ? Duration.ofMillis(200) : Duration.ofSeconds(Long.parseLong(retryAfter)));
-            answer = call.get();
-        }
-        return answer;
     }
 
     private String subscriptionStatus(Attempted attempt) {

@@ -15,6 +15,7 @@ import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.restassured.http.ContentType;
+import io.restassured.response.Response;
 import io.restassured.response.ValidatableResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -170,6 +172,30 @@ final class SystemClient {
 
     DiscordSandbox discord() {
         return discord;
+    }
+
+    /** A call's last answer, and whether it was made again after a 502/503. */
+    record Answer(Response response, boolean triedAgain) {
+        int status() {
+            return response.statusCode();
+        }
+    }
+
+    /**
+     * Calls again after a 502 or 503 (nothing kept, or a circuit open), waiting what its Retry-After asks, until
+     * {@code patience} runs out: as a well-behaved client does.
+     */
+    static Answer tryingAgain(Duration patience, Supplier<Response> call) {
+        long deadline = System.nanoTime() + patience.toNanos();
+        Response answer = call.get();
+        boolean again = false;
+        while (System.nanoTime() < deadline && (answer.statusCode() == 502 || answer.statusCode() == 503)) {
+            String retryAfter = answer.header("Retry-After");
+            pause(retryAfter == null ? Duration.ofMillis(200) : Duration.ofSeconds(Long.parseLong(retryAfter)));
+            answer = call.get();
+            again = true;
+        }
+        return new Answer(answer, again);
     }
 
     /** Waits, as a client between two tries or a test letting a fault last. */
