@@ -1,5 +1,6 @@
 package dev.umbra.bench;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -57,6 +58,14 @@ final class Latencies {
 
     double meanMillis() {
         return count() == 0 ? Double.NaN : histogram.getMean() / 1000.0;
+    }
+
+    /** A latency for a table: whole milliseconds from 100 ms, else one decimal; a dash for none. */
+    static String ms(double millis) {
+        if (Double.isNaN(millis)) {
+            return "–";
+        }
+        return millis >= 100 ? String.format(Locale.ROOT, "%,.0f ms", millis) : String.format(Locale.ROOT, "%.1f ms", millis);
     }
 
     /** p50, p90, p99, p99.9 and max, for the console. */

@@ -77,15 +77,10 @@ final class RelayBenchmark {
         String row() {
             String bound = delivered == written ? "" : "≥ ";
             return String.format(Locale.ROOT, "| %d/s | %s | %s%s | %s%s | %s%s | %s%s | %,d of %,d | %s | %,d ms |", rate, relay,
-                    bound, ms(latencies.millis(50)), bound, ms(latencies.millis(90)), bound, ms(latencies.millis(99)), bound,
-                    ms(latencies.maxMillis()), delivered, written,
+                    bound, Latencies.ms(latencies.millis(50)), bound, Latencies.ms(latencies.millis(90)), bound, Latencies.ms(latencies.millis(99)), bound,
+                    Latencies.ms(latencies.maxMillis()), delivered, written,
                     delivered == written ? String.format(Locale.ROOT, "%,d ms", lastAfterLastCommit.toMillis()) : "not all",
                     writersLag.toMillis());
-        }
-
-        private static String ms(double millis) {
-            return Double.isNaN(millis) ? "–" : millis >= 100 ? String.format(Locale.ROOT, "%,.0f ms", millis)
-                    : String.format(Locale.ROOT, "%.1f ms", millis);
         }
     }
 

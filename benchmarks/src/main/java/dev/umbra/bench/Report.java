@@ -73,7 +73,8 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
                 write.pgbenchTps()));
         md.append(f("| ratio | **%.0f %%** | | | | | |%n%n", write.ratio() * 100));
 
-        md.append(f("### Entitlement reads (open loop %d req/s, %d s after 5 s warm-up)%n%n", reads.rate(), reads.seconds()));
+        md.append(f("### Entitlement reads (open loop %d req/s, %d s after warm-up rounds of 5 s: %s)%n%n", reads.rate(), reads.seconds(),
+                String.join(", ", reads.warmup())));
         md.append("| | p50 | p90 | p99 | p99.9 | max | errors | load avg |\n|---|---|---|---|---|---|---|---|\n");
         md.append(f("| GET /guilds/{id}/entitlements (achieved %.0f/s; server's own mean %.0f µs) | %s | %s | %s | %s | %s | %d | %s |%n",
                 reads.achievedRate(), reads.serverMeanMicros(), ms(reads.http().millis(50)), ms(reads.http().millis(90)),
@@ -164,10 +165,7 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
     }
 
     private static String ms(double millis) {
-        if (Double.isNaN(millis)) {
-            return "–";
-        }
-        return millis >= 100 ? f("%,.0f ms", millis) : f("%.1f ms", millis);
+        return Latencies.ms(millis);
     }
 
     private static String f(String format, Object... args) {

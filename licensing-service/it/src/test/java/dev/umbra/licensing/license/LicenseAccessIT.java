@@ -11,6 +11,7 @@ import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.InboxProbe;
 import dev.umbra.testing.InjectDevstack;
+import dev.umbra.testing.Metrics;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
@@ -43,6 +44,25 @@ class LicenseAccessIT {
         Tokens.unacceptable().forEach((why, request) -> request.when().get("/guilds/{id}/entitlements", Snowflakes.random())
                 .then().statusCode(401).contentType("application/problem+json").header("WWW-Authenticate", "Bearer")
                 .body("status", equalTo(401)));
+    }
+
+    /** The bot sends one token with every command: it is verified once, while a refused one is verified (and refused) every time. */
+    @Test
+    void aTokenIsVerifiedOnceWhileItLivesAndARefusedOneEveryTime() {
+        String bot = Tokens.bot();
+        double acceptedBefore = verifications("accepted");
+        double refusedBefore = verifications("refused");
+        for (int i = 0; i < 5; i++) {
+            given().auth().oauth2(bot).when().get("/guilds/{id}/entitlements", Snowflakes.random()).then().statusCode(404);
+            given().auth().oauth2(Tokens.forgedBot()).when().get("/guilds/{id}/entitlements", Snowflakes.random()).then().statusCode(401);
+        }
+        assertThat(verifications("accepted") - acceptedBefore).isEqualTo(1);
+        assertThat(verifications("refused") - refusedBefore).isEqualTo(5);
+    }
+
+    private static double verifications(String outcome) {
+        double count = Metrics.scrape().sum("umbra_jwt_verifications_total", "outcome=\"" + outcome + "\"");
+        return Double.isNaN(count) ? 0 : count;
     }
 
     @Test
