@@ -81,6 +81,11 @@ public class Attributions {
         return GuildOwnership.namedGuild(event.aggregateType(), event.aggregateId(), event.payload());
     }
 
+    /** True if the event's own aggregate has a guild to learn: an event that names its guild then teaches it ({@link #afterAttributedToNamed}). */
+    public static boolean teaches(StoredEvent event) {
+        return AttributionRules.ownedAggregate(event.aggregateType(), event.aggregateId()).isPresent();
+    }
+
     /**
      * What an event attributed to the guild it names teaches: its own aggregate's guild, and so the guild of
      * the events that waited for it.

@@ -22,7 +22,7 @@ public class AllEventsConsumer {
 
     public AllEventsConsumer(Inbox inbox, AuditLog log) {
         this.inbox = inbox;
-        this.handlers = EventHandlers.builder().onAnyOther(log::record).build();
+        this.handlers = EventHandlers.builder().onAnyOther(log::recordAll).build();
     }
 
     @Incoming("all-events")

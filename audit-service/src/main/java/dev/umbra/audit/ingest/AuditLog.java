@@ -6,40 +6,58 @@ import dev.umbra.audit.attribution.Attributions;
 import dev.umbra.audit.masking.MaskingSettings;
 import dev.umbra.audit.masking.PayloadMasking;
 import dev.umbra.events.EventEnvelope;
-import dev.umbra.platform.inbox.AnyEventHandler.RecordPosition;
+import dev.umbra.platform.inbox.AnyEventHandler;
 import dev.umbra.platform.storage.NativeSelects;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 
 /**
- * Stores an event in the audit log, inside the inbox transaction that claims it: masked, with where it
+ * Stores events in the audit log, inside the inbox transaction that claims them: masked, with where each
  * was read and its three timestamps (occurred in the world, recorded by its producer's commit as
- * Debezium captured it, processed here), then attributed to its guild. An event that names its guild (most
- * do) is stored and attributed by one statement.
+ * Debezium captured it, processed here), then attributed to its guild. A run of records is stored, and
+ * those that name their guild (most do) attributed, by one statement; what the rest need (the guild of
+ * an aggregate learned, an event attributed through another, or waiting for it) follows in record order.
  */
 @ApplicationScoped
 public class AuditLog {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String STORE = "insert into audit_log (event_id, occurred_at, recorded_at, processed_at, aggregate_type, "
-            + "aggregate_id, event_type, schema_version, sequence, trace_context, payload, masked_fields, source_topic, "
-            + "source_partition, source_offset) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, cast($10 as varchar), "
-            + "cast(cast($11 as text) as jsonb), cast(cast($12 as text) as jsonb), $13, $14, $15) "
-            + "on conflict do nothing returning event_id, occurred_at";
-    /** How many rows it stored: none when the row is there already (a replay after this consumer's claims were trimmed). */
-    private static final String STORED = "with stored as (" + STORE + ") select count(*) from stored";
-    /** The same, and the stored row attributed to the guild the event names ($16), known since its recording. */
-    private static final String STORED_AND_ATTRIBUTED = "with stored as (" + STORE + "), "
-            + "attributed as (insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at) "
-            + "select event_id, occurred_at, cast($16 as varchar), cast($4 as timestamptz), cast($3 as timestamptz) "
-            + "from stored on conflict do nothing) "
-            + "select count(*) from stored";
+    /** Returns the ids of the rows it stored: none for an event stored already (a replay after this consumer's claims were trimmed). */
+    private static final String STORE_ALL = """
+            with event as (
+                select * from unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::int[],
+                                     $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::bigint[], $15::text[])
+                    with ordinality as e(event_id, occurred_at, recorded_at, aggregate_type, aggregate_id, event_type, schema_version,
+                                         sequence, trace_context, payload, masked_fields, source_topic, source_partition, source_offset,
+                                         named_guild, position)),
+            stored as (
+                insert into audit_log (event_id, occurred_at, recorded_at, processed_at, aggregate_type, aggregate_id, event_type,
+                                       schema_version, sequence, trace_context, payload, masked_fields, source_topic, source_partition,
+                                       source_offset)
+                select event_id, occurred_at, recorded_at, cast($16 as timestamptz), aggregate_type, aggregate_id, event_type, schema_version,
+                       sequence, trace_context, cast(payload as jsonb), cast(masked_fields as jsonb), source_topic, source_partition,
+                       source_offset
+                from event order by position
+                on conflict do nothing
+                returning event_id, occurred_at),
+            attributed as (
+                insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at)
+                select s.event_id, s.occurred_at, e.named_guild, cast($16 as timestamptz), e.recorded_at
+                from stored s join event e on e.event_id = s.event_id
+                where e.named_guild is not null
+                on conflict do nothing)
+            select event_id from stored""";
 
     private final PayloadMasking masking;
     private final Attributions attributions;
@@ -51,25 +69,77 @@ public class AuditLog {
         this.clock = clock;
     }
 
-    public Uni<Void> record(EventEnvelope envelope, RecordPosition position) {
-        PayloadMasking.Masked masked = masking.mask(envelope.payload());
+    /** An event as stored, and the guild it names, if it does. */
+    private record Stored(Attributions.StoredEvent event, Optional<String> namedGuild) {
+    }
+
+    public Uni<Void> recordAll(List<AnyEventHandler.Received> received) {
         Instant processedAt = clock.instant();
-        Attributions.StoredEvent event = new Attributions.StoredEvent(envelope.eventId(), envelope.occurredAt(), envelope.recordedAt(),
-                envelope.aggregateType(), envelope.aggregateId(), envelope.payload());
-        Optional<String> named = Attributions.namedGuild(event);
-        List<Object> arguments = new ArrayList<>(List.of(envelope.eventId(), envelope.occurredAt(), envelope.recordedAt(), processedAt,
-                envelope.aggregateType(), envelope.aggregateId(), envelope.eventType(), envelope.schemaVersion()));
-        arguments.add(envelope.sequence());
-        arguments.add(envelope.traceContext());
-        arguments.addAll(List.of(json(masked.payload()), json(masked.maskedFields()), position.topic(), position.partition(),
-                position.offset()));
-        named.ifPresent(arguments::add);
+        int count = received.size();
+        UUID[] ids = new UUID[count];
+        OffsetDateTime[] occurred = new OffsetDateTime[count];
+        OffsetDateTime[] recorded = new OffsetDateTime[count];
+        String[] aggregateTypes = new String[count];
+        String[] aggregateIds = new String[count];
+        String[] eventTypes = new String[count];
+        Integer[] schemaVersions = new Integer[count];
+        Long[] sequences = new Long[count];
+        String[] traceContexts = new String[count];
+        String[] payloads = new String[count];
+        String[] maskedFields = new String[count];
+        String[] topics = new String[count];
+        Integer[] partitions = new Integer[count];
+        Long[] offsets = new Long[count];
+        String[] namedGuilds = new String[count];
+        List<Stored> events = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            EventEnvelope envelope = received.get(i).envelope();
+            AnyEventHandler.RecordPosition position = received.get(i).position();
+            PayloadMasking.Masked masked = masking.mask(envelope.payload());
+            Attributions.StoredEvent event = new Attributions.StoredEvent(envelope.eventId(), envelope.occurredAt(), envelope.recordedAt(),
+                    envelope.aggregateType(), envelope.aggregateId(), envelope.payload());
+            Optional<String> named = Attributions.namedGuild(event);
+            events.add(new Stored(event, named));
+            ids[i] = envelope.eventId();
+            occurred[i] = utc(envelope.occurredAt());
+            recorded[i] = utc(envelope.recordedAt());
+            aggregateTypes[i] = envelope.aggregateType();
+            aggregateIds[i] = envelope.aggregateId();
+            eventTypes[i] = envelope.eventType();
+            schemaVersions[i] = envelope.schemaVersion();
+            sequences[i] = envelope.sequence();
+            traceContexts[i] = envelope.traceContext();
+            payloads[i] = json(masked.payload());
+            maskedFields[i] = json(masked.maskedFields());
+            topics[i] = position.topic();
+            partitions[i] = position.partition();
+            offsets[i] = position.offset();
+            namedGuilds[i] = named.orElse(null);
+        }
         return Panache.getSession()
-                .chain(session -> NativeSelects.select(session, named.isPresent() ? STORED_AND_ATTRIBUTED : STORED, arguments.toArray()))
-                .map(NativeSelects.single(Long.class))
-                .chain(stored -> stored == 0 ? Uni.createFrom().voidItem()
-                        : named.map(guildId -> attributions.afterAttributedToNamed(event, guildId, processedAt))
-                                .orElseGet(() -> attributions.attribute(event, processedAt)));
+                .chain(session -> NativeSelects.select(session, STORE_ALL, ids, occurred, recorded, aggregateTypes, aggregateIds, eventTypes,
+                        schemaVersions, sequences, traceContexts, payloads, maskedFields, topics, partitions, offsets, namedGuilds, processedAt))
+                .map(NativeSelects.column(UUID.class))
+                .chain(stored -> attributeInOrder(events, new HashSet<>(stored), processedAt, 0));
+    }
+
+    /** What each newly stored event needs beyond the statement that stored it, in record order. */
+    private Uni<Void> attributeInOrder(List<Stored> events, Set<UUID> stored, Instant now, int from) {
+        for (int i = from; i < events.size(); i++) {
+            Stored next = events.get(i);
+            if (!stored.contains(next.event().eventId()) || next.namedGuild().isPresent() && !Attributions.teaches(next.event())) {
+                continue;
+            }
+            int after = i + 1;
+            Uni<Void> attributed = next.namedGuild().isPresent() ? attributions.afterAttributedToNamed(next.event(), next.namedGuild().get(), now)
+                    : attributions.attribute(next.event(), now);
+            return attributed.chain(() -> attributeInOrder(events, stored, now, after));
+        }
+        return Uni.createFrom().voidItem();
+    }
+
+    private static OffsetDateTime utc(Instant instant) {
+        return instant == null ? null : instant.atOffset(ZoneOffset.UTC);
     }
 
     private static String json(Object value) {

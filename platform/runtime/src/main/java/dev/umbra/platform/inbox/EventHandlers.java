@@ -17,8 +17,8 @@ import java.util.Set;
  * Which handler applies which event type. Event types without a handler go to the handler of any event
  * if there is one ({@link Builder#onAnyOther}), and are skipped otherwise. The read models the consumer
  * feeds ({@link Builder#feeding}) learn from an event before its handler runs; an event only they take
- * is applied for them alone. A type registered with {@link Builder#onBatch} is applied a run of
- * consecutive records at a time.
+ * is applied for them alone. A type registered with {@link Builder#onBatch}, and the handler of any
+ * event, are applied a run of consecutive records at a time.
  */
 public final class EventHandlers {
 
@@ -51,18 +51,21 @@ public final class EventHandlers {
         }
 
         /** Applies consecutive events of this route in one go, in their order. */
-        default Uni<Void> applyAll(List<Delivered<DomainEvent>> events) {
+        default Uni<Void> applyAll(List<Arrival> events) {
             throw new UnsupportedOperationException("events of this route are applied one at a time");
         }
     }
 
+    /** A claimed record of a run: its decoded event, its envelope, where it was read, and the traceparent of its span. */
+    record Arrival(Object event, EventEnvelope envelope, AnyEventHandler.RecordPosition position, String traceContext) {
+    }
+
     /**
      * The handlers of one event type, in the order they run: the read models' handlers of every event,
-     * then the typed handlers (the read models' first, the consumer's last), then the consumer's handler
-     * of any other event.
+     * then the typed handlers (the read models' first, the consumer's last).
      */
     private record Chain(Class<? extends DomainEvent> type, List<ReadModel.EnvelopeHandler> every,
-            List<EventHandler<DomainEvent>> typed, AnyEventHandler any) implements Route {
+            List<EventHandler<DomainEvent>> typed) implements Route {
 
         @Override
         public Object decode(EventEnvelope envelope) {
@@ -78,7 +81,7 @@ public final class EventHandlers {
             for (EventHandler<DomainEvent> handler : typed) {
                 chain = chain.chain(() -> handler.handle((DomainEvent) event, envelope));
             }
-            return any == null ? chain : chain.chain(() -> any.handle(envelope, position));
+            return chain;
         }
     }
 
@@ -92,7 +95,7 @@ public final class EventHandlers {
 
         @Override
         public Uni<Void> apply(Object event, EventEnvelope envelope, AnyEventHandler.RecordPosition position) {
-            return applyAll(List.of(new Delivered<>((DomainEvent) event, envelope, TraceContext.current())));
+            return handler.handle(List.of(new Delivered<>((DomainEvent) event, envelope, TraceContext.current())));
         }
 
         @Override
@@ -101,8 +104,33 @@ public final class EventHandlers {
         }
 
         @Override
-        public Uni<Void> applyAll(List<Delivered<DomainEvent>> events) {
-            return handler.handle(events);
+        public Uni<Void> applyAll(List<Arrival> events) {
+            return handler.handle(events.stream()
+                    .map(arrival -> new Delivered<>((DomainEvent) arrival.event(), arrival.envelope(), arrival.traceContext())).toList());
+        }
+    }
+
+    /** The handler of any other event, applied to runs of them. */
+    private record AnyOther(AnyEventHandler handler) implements Route {
+
+        @Override
+        public Object decode(EventEnvelope envelope) {
+            return envelope;
+        }
+
+        @Override
+        public Uni<Void> apply(Object event, EventEnvelope envelope, AnyEventHandler.RecordPosition position) {
+            return handler.handle(List.of(new AnyEventHandler.Received(envelope, position)));
+        }
+
+        @Override
+        public boolean together() {
+            return true;
+        }
+
+        @Override
+        public Uni<Void> applyAll(List<Arrival> events) {
+            return handler.handle(events.stream().map(arrival -> new AnyEventHandler.Received(arrival.envelope(), arrival.position())).toList());
         }
     }
 
@@ -137,7 +165,11 @@ public final class EventHandlers {
             return this;
         }
 
-        /** The handler of every event type that has no handler of its own, also types the catalogue does not know. */
+        /**
+         * The handler of every event type that has no handler of its own, also types the catalogue does not
+         * know, applied a run at a time; not for a consumer that feeds a read model (it would learn from a
+         * run's events before the handler met them one by one).
+         */
         public Builder onAnyOther(AnyEventHandler handler) {
             if (anyOther != null) {
                 throw new IllegalArgumentException("two handlers for any other event");
@@ -180,15 +212,17 @@ public final class EventHandlers {
                 }
                 routes.put(eventType, new Together(types.get(eventType), handler));
             });
+            if (anyOther != null && !readModels.isEmpty()) {
+                throw new IllegalArgumentException("the handler of any other event is applied to runs: it cannot go with a fed read model");
+            }
             for (String eventType : handled) {
                 List<EventHandler<DomainEvent>> typed = new ArrayList<>(fed.getOrDefault(eventType, List.of()));
                 if (own.containsKey(eventType)) {
                     typed.add(own.get(eventType));
                 }
-                routes.put(eventType, new Chain(types.get(eventType), List.copyOf(fedEvery), List.copyOf(typed),
-                        own.containsKey(eventType) ? null : anyOther));
+                routes.put(eventType, new Chain(types.get(eventType), List.copyOf(fedEvery), List.copyOf(typed)));
             }
-            Route other = anyOther == null && fedEvery.isEmpty() ? null : new Chain(null, List.copyOf(fedEvery), List.of(), anyOther);
+            Route other = anyOther != null ? new AnyOther(anyOther) : fedEvery.isEmpty() ? null : new Chain(null, List.copyOf(fedEvery), List.of());
             return new EventHandlers(routes, other);
         }
 

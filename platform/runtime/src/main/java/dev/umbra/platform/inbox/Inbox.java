@@ -1,6 +1,5 @@
 package dev.umbra.platform.inbox;
 
-import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventDecodingException;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.platform.inbox.InboxMetrics.Outcome;
@@ -44,7 +43,7 @@ import org.jboss.logging.Logger;
  * order: decode each envelope, then in ONE transaction claim the batch's events in
  * {@code processed_event} with one statement (duplicates claim nothing and are skipped) and apply the
  * handlers of the claimed ones in record order; their writes and outbox events commit with the claims.
- * Consecutive records of a type with a {@link BatchEventHandler} are applied in one call (a run). The
+ * Consecutive records of a type with a {@link BatchEventHandler}, or of any type for the {@link AnyEventHandler}, are applied in one call (a run). The
  * batch is acked after every commit.
  *
  * <p>What happens to a failure depends on what it is:
@@ -380,13 +379,13 @@ public class Inbox {
             return Uni.createFrom().voidItem();
         }
 
-        /** A run of a {@link BatchEventHandler}'s records in one call: a span each, ended when the run is. */
+        /** A run of a {@link BatchEventHandler}'s (or the {@link AnyEventHandler}'s) records in one call: a span each, ended when the run is. */
         private Uni<Void> applyTogether(List<Item> run) {
             List<Span> spans = run.stream().map(this::startSpan).toList();
-            List<Delivered<DomainEvent>> events = new ArrayList<>(run.size());
+            List<EventHandlers.Arrival> events = new ArrayList<>(run.size());
             for (int i = 0; i < run.size(); i++) {
                 Item item = run.get(i);
-                events.add(new Delivered<>((DomainEvent) item.event(), item.envelope(), TraceContext.of(spans.get(i))));
+                events.add(new EventHandlers.Arrival(item.event(), item.envelope(), item.recordPosition(), TraceContext.of(spans.get(i))));
             }
             Item first = run.get(0);
             return Uni.createFrom().deferred(() -> first.route().applyAll(events).emitOn(context).chain(Run::flushAndForget))

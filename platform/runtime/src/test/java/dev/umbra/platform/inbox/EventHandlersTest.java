@@ -37,8 +37,9 @@ class EventHandlersTest {
                     calls.add("installed " + event.guildId());
                     return Uni.createFrom().voidItem();
                 })
-                .onAnyOther((envelope, position) -> {
-                    calls.add("any " + envelope.eventType() + " at " + position.topic() + "-" + position.partition() + "@" + position.offset());
+                .onAnyOther(events -> {
+                    events.forEach(event -> calls.add("any " + event.envelope().eventType() + " at " + event.position().topic() + "-"
+                            + event.position().partition() + "@" + event.position().offset()));
                     return Uni.createFrom().voidItem();
                 })
                 .build();
@@ -61,7 +62,7 @@ class EventHandlersTest {
 
     @Test
     void oneHandlerOfAnyEventAtMost() {
-        AnyEventHandler handler = (envelope, position) -> Uni.createFrom().voidItem();
+        AnyEventHandler handler = events -> Uni.createFrom().voidItem();
         assertThatThrownBy(() -> EventHandlers.builder().onAnyOther(handler).onAnyOther(handler))
                 .isInstanceOf(IllegalArgumentException.class);
     }
@@ -96,23 +97,28 @@ class EventHandlersTest {
     }
 
     @Test
-    void anEventOnlyAReadModelTakesStillReachesTheHandlerOfAnyOther() {
+    void theHandlerOfAnyOtherEventTakesRunsInOrderAndCannotGoWithAFedReadModel() {
         List<String> calls = new ArrayList<>();
         EventHandlers handlers = EventHandlers.builder()
-                .feeding(feed -> feed.on(BotKicked.class, (event, envelope) -> {
-                    calls.add("model");
-                    return Uni.createFrom().voidItem();
-                }))
-                .onAnyOther((envelope, position) -> {
-                    calls.add("any " + envelope.eventType());
+                .onAnyOther(events -> {
+                    calls.add(String.join(", ", events.stream().map(event -> event.envelope().eventType()).toList()));
                     return Uni.createFrom().voidItem();
                 })
                 .build();
-
+        EventHandlers.Route route = handlers.routeOf("BotKicked").orElseThrow();
+        assertThat(route).isSameAs(handlers.routeOf("SomethingNew").orElseThrow());
+        assertThat(route.together()).isTrue();
         EventEnvelope kicked = envelope("BotKicked", "{\"guild_id\":\"123456789012345678\"}");
-        apply(handlers, kicked);
+        EventEnvelope other = envelope("SomethingNew", "{}");
+        route.applyAll(List.of(new EventHandlers.Arrival(route.decode(kicked), kicked, POSITION, null),
+                new EventHandlers.Arrival(route.decode(other), other, POSITION, null))).await().indefinitely();
+        assertThat(calls).containsExactly("BotKicked, SomethingNew");
 
-        assertThat(calls).containsExactly("model", "any BotKicked");
+        assertThatThrownBy(() -> EventHandlers.builder()
+                .feeding(feed -> feed.on(BotKicked.class, (event, envelope) -> Uni.createFrom().voidItem()))
+                .onAnyOther(events -> Uni.createFrom().voidItem())
+                .build())
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -136,8 +142,8 @@ class EventHandlersTest {
         EventEnvelope second = envelope("BotKicked", "{\"guild_id\":\"222222222222222222\"}");
 
         assertThat(route.together()).isTrue();
-        route.applyAll(List.of(new Delivered<>((BotKicked) route.decode(first), first, "t1"),
-                new Delivered<>((BotKicked) route.decode(second), second, "t2"))).await().indefinitely();
+        route.applyAll(List.of(new EventHandlers.Arrival(route.decode(first), first, POSITION, "t1"),
+                new EventHandlers.Arrival(route.decode(second), second, POSITION, "t2"))).await().indefinitely();
         apply(handlers, first);
 
         assertThat(calls).containsExactly("[111111111111111111@t1, 222222222222222222@t2]", "[111111111111111111@null]");
