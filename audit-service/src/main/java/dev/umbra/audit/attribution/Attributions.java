@@ -11,8 +11,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.UUID;
 
 /**
@@ -39,24 +44,34 @@ public class Attributions {
 
     private static final String ATTRIBUTE = "insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at) "
             + "values (?1, cast(?2 as timestamptz), ?3, cast(?4 as timestamptz), cast(?5 as timestamptz)) on conflict do nothing";
-    private static final String LOCK = "select 1 from pg_advisory_xact_lock(hashtextextended($1, 0))";
+    /** The locks of the keys, taken in the array's order. */
+    private static final String LOCK_ALL = "select count(*) from (select pg_advisory_xact_lock(hashtextextended(lock_key, 0)) "
+            + "from unnest($1::text[]) with ordinality as lock(lock_key, position) order by position) taken";
     private static final String WAIT = "insert into audit_unattributed (event_id, occurred_at, ref_type, ref_id) "
             + "values (?1, cast(?2 as timestamptz), ?3, ?4) on conflict do nothing";
     /**
-     * The events that waited for the aggregate's guild, attributed to it and no longer waiting under any
-     * aggregate, in one statement (every part reads the same snapshot); returns their aggregates, each with
-     * the earliest time its guild is known from them.
+     * The events that waited for any of the aggregates whose guild was just learned ($1 types, $2 ids, $3 their
+     * guilds, $4 since when each is known), attributed to it and no longer waiting under any aggregate, in one
+     * statement (every part reads the same snapshot); returns, per aggregate learned, the aggregates of the
+     * events attributed through it, each with the earliest time its guild is known from them.
      */
-    private static final String ATTRIBUTE_WAITING = "with waiting as (select event_id, occurred_at from audit_unattributed "
-            + "where ref_type = $1 and ref_id = $2), "
-            + "attributed as (insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at) "
-            + "select distinct w.event_id, w.occurred_at, cast($3 as varchar), cast($4 as timestamptz), "
-            + "greatest(l.recorded_at, cast($5 as timestamptz)) "
-            + "from waiting w join audit_log l on l.event_id = w.event_id and l.occurred_at = w.occurred_at on conflict do nothing), "
-            + "no_longer_waiting as (delete from audit_unattributed where event_id in (select event_id from waiting)) "
-            + "select l.aggregate_type, l.aggregate_id, min(greatest(l.recorded_at, cast($5 as timestamptz))) "
-            + "from waiting w join audit_log l on l.event_id = w.event_id and l.occurred_at = w.occurred_at "
-            + "group by l.aggregate_type, l.aggregate_id";
+    private static final String ATTRIBUTE_WAITING = """
+            with lesson as (
+                select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) as l(ref_type, ref_id, guild_id, known_at)),
+            waiting as (
+                select u.event_id, u.occurred_at, l.ref_type, l.ref_id, l.guild_id, l.known_at
+                from audit_unattributed u join lesson l on u.ref_type = l.ref_type and u.ref_id = l.ref_id),
+            attributed as (
+                insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at)
+                select distinct on (w.event_id, w.occurred_at) w.event_id, w.occurred_at, w.guild_id, cast($5 as timestamptz),
+                       greatest(g.recorded_at, w.known_at)
+                from waiting w join audit_log g on g.event_id = w.event_id and g.occurred_at = w.occurred_at
+                order by w.event_id, w.occurred_at, w.known_at
+                on conflict do nothing),
+            no_longer_waiting as (delete from audit_unattributed where event_id in (select event_id from waiting))
+            select w.ref_type, w.ref_id, w.guild_id, g.aggregate_type, g.aggregate_id, min(greatest(g.recorded_at, w.known_at))
+            from waiting w join audit_log g on g.event_id = w.event_id and g.occurred_at = w.occurred_at
+            group by w.ref_type, w.ref_id, w.guild_id, g.aggregate_type, g.aggregate_id""";
     /** Since when the aggregate's guild has been known: its earliest attribution to it (rows without known_at: their attributed_at). */
     private static final String GUILD_KNOWN_SINCE = "select min(coalesce(g.known_at, g.attributed_at)) from audit_log l "
             + "join audit_guild g on g.event_id = l.event_id and g.occurred_at = l.occurred_at "
@@ -81,19 +96,25 @@ public class Attributions {
         return GuildOwnership.namedGuild(event.aggregateType(), event.aggregateId(), event.payload());
     }
 
-    /** True if the event's own aggregate has a guild to learn: an event that names its guild then teaches it ({@link #afterAttributedToNamed}). */
-    public static boolean teaches(StoredEvent event) {
-        return AttributionRules.ownedAggregate(event.aggregateType(), event.aggregateId()).isPresent();
+    /** An event attributed, by the statement that stored it, to the guild it names. */
+    public record Named(StoredEvent event, String guildId) {
+    }
+
+    /** An aggregate's guild, and since when (record time) it is known. */
+    private record Lesson(AggregateRef aggregate, String guildId, Instant knownAt) {
     }
 
     /**
-     * What an event attributed to the guild it names teaches: its own aggregate's guild, and so the guild of
-     * the events that waited for it.
+     * What events attributed to the guilds they name teach: their own aggregates' guilds, and so the guild of
+     * the events that waited for them; for a run of events, with a few statements whatever its length.
      */
-    public Uni<Void> afterAttributedToNamed(StoredEvent event, String guildId, Instant now) {
-        return AttributionRules.ownedAggregate(event.aggregateType(), event.aggregateId())
-                .map(owned -> learn(owned, guildId, now, event.recordedAt()))
-                .orElseGet(() -> Uni.createFrom().voidItem());
+    public Uni<Void> afterAttributedToNamed(List<Named> named, Instant now) {
+        List<Lesson> lessons = new ArrayList<>();
+        for (Named event : named) {
+            AttributionRules.ownedAggregate(event.event().aggregateType(), event.event().aggregateId())
+                    .ifPresent(owned -> lessons.add(new Lesson(owned, event.guildId(), event.event().recordedAt())));
+        }
+        return learn(lessons, now);
     }
 
     /**
@@ -106,14 +127,14 @@ public class Attributions {
         if (resolvers.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return lockAll(resolvers, 0).chain(() -> firstKnownGuild(resolvers, 0)).chain(found -> {
+        return lockAll(resolvers).chain(() -> firstKnownGuild(resolvers, 0)).chain(found -> {
             if (found.isEmpty()) {
                 return waitFor(event, resolvers, 0);
             }
             String guildId = found.get().guildId();
             return knownSince(found.get(), event.recordedAt()).chain(knownAt -> {
                 Uni<Void> attributed = attributeTo(event, guildId, now, knownAt);
-                return owned.isEmpty() ? attributed : attributed.chain(() -> learn(owned.get(), guildId, now, knownAt));
+                return owned.isEmpty() ? attributed : attributed.chain(() -> learn(List.of(new Lesson(owned.get(), guildId, knownAt)), now));
             });
         });
     }
@@ -136,37 +157,51 @@ public class Attributions {
     }
 
     /**
-     * Teaches the read model the aggregate's guild (the first one learned stays) and, when that is news,
-     * attributes the events that waited for it. Under the aggregate's lock, so nothing can have started
-     * waiting for a guild that was known already.
+     * Teaches the read model each aggregate's guild (the first one learned stays; of two lessons of one
+     * aggregate, the first) and, for those that are news, attributes the events that waited for them, and
+     * what these in turn tell (an invoice attributed through its subscription is that guild's). Under the
+     * aggregates' locks, so nothing can have started waiting for a guild that was known already.
      */
-    private Uni<Void> learn(AggregateRef aggregate, String guildId, Instant now, Instant knownAt) {
-        return lock(aggregate)
-                .chain(() -> guilds.learn(aggregate.type(), aggregate.id(), guildId))
-                .chain(taught -> taught ? attributeWaiting(aggregate, guildId, now, knownAt) : Uni.createFrom().voidItem());
-    }
-
-    private Uni<Void> attributeWaiting(AggregateRef aggregate, String guildId, Instant now, Instant knownAt) {
-        return Panache.getSession()
-                .chain(session -> NativeSelects.select(session, ATTRIBUTE_WAITING, aggregate.type(), aggregate.id(), guildId, now, knownAt))
-                .chain(rows -> learnEach(rows, aggregate, guildId, now, 0));
-    }
-
-    /**
-     * What the newly attributed events tell in turn: an invoice attributed through its subscription is that
-     * guild's, known since that event's attribution became known.
-     */
-    private Uni<Void> learnEach(List<Object[]> aggregates, AggregateRef learned, String guildId, Instant now, int from) {
-        for (int i = from; i < aggregates.size(); i++) {
-            Object[] row = aggregates.get(i);
-            Optional<AggregateRef> owned = AttributionRules.ownedAggregate((String) row[0], (String) row[1]);
-            if (owned.isPresent() && !owned.get().equals(learned)) {
-                int next = i + 1;
-                return learn(owned.get(), guildId, now, NativeSelects.value(row[2], Instant.class))
-                        .chain(() -> learnEach(aggregates, learned, guildId, now, next));
-            }
+    private Uni<Void> learn(List<Lesson> lessons, Instant now) {
+        Map<AggregateRef, Lesson> byAggregate = new LinkedHashMap<>();
+        lessons.forEach(lesson -> byAggregate.putIfAbsent(lesson.aggregate(), lesson));
+        if (byAggregate.isEmpty()) {
+            return Uni.createFrom().voidItem();
         }
-        return Uni.createFrom().voidItem();
+        List<AggregateGuilds.Lesson> toLearn = byAggregate.values().stream()
+                .map(lesson -> new AggregateGuilds.Lesson(lesson.aggregate().type(), lesson.aggregate().id(), lesson.guildId())).toList();
+        return lockAll(byAggregate.keySet())
+                .chain(() -> guilds.learnAll(toLearn))
+                .chain(taught -> taught.isEmpty() ? Uni.createFrom().voidItem()
+                        : attributeWaiting(taught.stream().map(t -> byAggregate.get(new AggregateRef(t.aggregateType(), t.aggregateId()))).toList(),
+                                now));
+    }
+
+    private Uni<Void> attributeWaiting(List<Lesson> taught, Instant now) {
+        int count = taught.size();
+        String[] types = new String[count];
+        String[] ids = new String[count];
+        String[] guildIds = new String[count];
+        OffsetDateTime[] knownAt = new OffsetDateTime[count];
+        for (int i = 0; i < count; i++) {
+            Lesson lesson = taught.get(i);
+            types[i] = lesson.aggregate().type();
+            ids[i] = lesson.aggregate().id();
+            guildIds[i] = lesson.guildId();
+            knownAt[i] = utc(lesson.knownAt());
+        }
+        return Panache.getSession()
+                .chain(session -> NativeSelects.select(session, ATTRIBUTE_WAITING, types, ids, guildIds, knownAt, now))
+                .chain(rows -> {
+                    List<Lesson> next = new ArrayList<>();
+                    for (Object[] row : rows) {
+                        AggregateRef learned = new AggregateRef((String) row[0], (String) row[1]);
+                        AttributionRules.ownedAggregate((String) row[3], (String) row[4])
+                                .filter(owned -> !owned.equals(learned))
+                                .ifPresent(owned -> next.add(new Lesson(owned, (String) row[2], NativeSelects.value(row[5], Instant.class))));
+                    }
+                    return learn(next, now);
+                });
     }
 
     private Uni<Optional<KnownGuild>> firstKnownGuild(List<AggregateRef> resolvers, int from) {
@@ -188,13 +223,10 @@ public class Attributions {
                 .chain(() -> waitFor(event, resolvers, from + 1));
     }
 
-    private Uni<Void> lockAll(List<AggregateRef> aggregates, int from) {
-        return from == aggregates.size() ? Uni.createFrom().voidItem()
-                : lock(aggregates.get(from)).chain(() -> lockAll(aggregates, from + 1));
-    }
-
-    private Uni<Void> lock(AggregateRef aggregate) {
-        return Panache.getSession().chain(session -> NativeSelects.select(session, LOCK, aggregate.lockKey())).replaceWithVoid();
+    /** The aggregates' locks, in their natural order (every transaction takes them in it). */
+    private static Uni<Void> lockAll(Collection<AggregateRef> aggregates) {
+        String[] keys = new TreeSet<>(aggregates).stream().map(AggregateRef::lockKey).toArray(String[]::new);
+        return Panache.getSession().chain(session -> NativeSelects.select(session, LOCK_ALL, (Object) keys)).replaceWithVoid();
     }
 
     private static Uni<Void> execute(String sql, Object... parameters) {

@@ -26,8 +26,11 @@ import java.util.UUID;
  * Stores events in the audit log, inside the inbox transaction that claims them: masked, with where each
  * was read and its three timestamps (occurred in the world, recorded by its producer's commit as
  * Debezium captured it, processed here), then attributed to its guild. A run of records is stored, and
- * those that name their guild (most do) attributed, by one statement; what the rest need (the guild of
- * an aggregate learned, an event attributed through another, or waiting for it) follows in record order.
+ * those that name their guild (most do) attributed, by one statement; what these teach (their
+ * aggregates' guilds, and so the guild of events that waited) is learned for the whole run at once; then
+ * each event that does not name its guild is attributed through another, or waits for it, in record
+ * order. Learning first changes no outcome: an event that finds its guild known is attributed as it
+ * would have been when released from waiting.
  */
 @ApplicationScoped
 public class AuditLog {
@@ -120,22 +123,23 @@ public class AuditLog {
                 .chain(session -> NativeSelects.select(session, STORE_ALL, ids, occurred, recorded, aggregateTypes, aggregateIds, eventTypes,
                         schemaVersions, sequences, traceContexts, payloads, maskedFields, topics, partitions, offsets, namedGuilds, processedAt))
                 .map(NativeSelects.column(UUID.class))
-                .chain(stored -> attributeInOrder(events, new HashSet<>(stored), processedAt, 0));
+                .chain(storedIds -> {
+                    Set<UUID> stored = new HashSet<>(storedIds);
+                    List<Attributions.Named> named = events.stream().filter(event -> stored.contains(event.event().eventId()))
+                            .filter(event -> event.namedGuild().isPresent())
+                            .map(event -> new Attributions.Named(event.event(), event.namedGuild().get())).toList();
+                    List<Attributions.StoredEvent> unnamed = events.stream().filter(event -> stored.contains(event.event().eventId()))
+                            .filter(event -> event.namedGuild().isEmpty()).map(Stored::event).toList();
+                    return attributions.afterAttributedToNamed(named, processedAt)
+                            .chain(() -> attributeInOrder(unnamed, processedAt, 0));
+                });
     }
 
-    /** What each newly stored event needs beyond the statement that stored it, in record order. */
-    private Uni<Void> attributeInOrder(List<Stored> events, Set<UUID> stored, Instant now, int from) {
-        for (int i = from; i < events.size(); i++) {
-            Stored next = events.get(i);
-            if (!stored.contains(next.event().eventId()) || next.namedGuild().isPresent() && !Attributions.teaches(next.event())) {
-                continue;
-            }
-            int after = i + 1;
-            Uni<Void> attributed = next.namedGuild().isPresent() ? attributions.afterAttributedToNamed(next.event(), next.namedGuild().get(), now)
-                    : attributions.attribute(next.event(), now);
-            return attributed.chain(() -> attributeInOrder(events, stored, now, after));
+    private Uni<Void> attributeInOrder(List<Attributions.StoredEvent> unnamed, Instant now, int from) {
+        if (from == unnamed.size()) {
+            return Uni.createFrom().voidItem();
         }
-        return Uni.createFrom().voidItem();
+        return attributions.attribute(unnamed.get(from), now).chain(() -> attributeInOrder(unnamed, now, from + 1));
     }
 
     private static OffsetDateTime utc(Instant instant) {
