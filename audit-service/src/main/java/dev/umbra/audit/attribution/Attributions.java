@@ -51,27 +51,30 @@ public class Attributions {
             + "values (?1, cast(?2 as timestamptz), ?3, ?4) on conflict do nothing";
     /**
      * The events that waited for any of the aggregates whose guild was just learned ($1 types, $2 ids, $3 their
-     * guilds, $4 since when each is known), attributed to it and no longer waiting under any aggregate, in one
-     * statement (every part reads the same snapshot); returns, per aggregate learned, the aggregates of the
-     * events attributed through it, each with the earliest time its guild is known from them.
+     * guilds, $4 since when each is known, in the lessons' order), each attributed by the earliest lesson it
+     * waited for and no longer waiting under any aggregate, in one statement (every part reads the same
+     * snapshot); returns the aggregates of the released events, each with the lesson that released it, the
+     * earliest time its guild is known from them, in the lessons' order.
      */
     private static final String ATTRIBUTE_WAITING = """
             with lesson as (
-                select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) as l(ref_type, ref_id, guild_id, known_at)),
-            waiting as (
-                select u.event_id, u.occurred_at, l.ref_type, l.ref_id, l.guild_id, l.known_at
-                from audit_unattributed u join lesson l on u.ref_type = l.ref_type and u.ref_id = l.ref_id),
+                select * from unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) with ordinality
+                    as l(ref_type, ref_id, guild_id, known_at, position)),
+            released as (
+                select distinct on (u.event_id, u.occurred_at) u.event_id, u.occurred_at, l.ref_type, l.ref_id, l.guild_id, l.known_at,
+                       l.position
+                from audit_unattributed u join lesson l on u.ref_type = l.ref_type and u.ref_id = l.ref_id
+                order by u.event_id, u.occurred_at, l.position),
             attributed as (
                 insert into audit_guild (event_id, occurred_at, guild_id, attributed_at, known_at)
-                select distinct on (w.event_id, w.occurred_at) w.event_id, w.occurred_at, w.guild_id, cast($5 as timestamptz),
-                       greatest(g.recorded_at, w.known_at)
-                from waiting w join audit_log g on g.event_id = w.event_id and g.occurred_at = w.occurred_at
-                order by w.event_id, w.occurred_at, w.known_at
+                select r.event_id, r.occurred_at, r.guild_id, cast($5 as timestamptz), greatest(g.recorded_at, r.known_at)
+                from released r join audit_log g on g.event_id = r.event_id and g.occurred_at = r.occurred_at
                 on conflict do nothing),
-            no_longer_waiting as (delete from audit_unattributed where event_id in (select event_id from waiting))
-            select w.ref_type, w.ref_id, w.guild_id, g.aggregate_type, g.aggregate_id, min(greatest(g.recorded_at, w.known_at))
-            from waiting w join audit_log g on g.event_id = w.event_id and g.occurred_at = w.occurred_at
-            group by w.ref_type, w.ref_id, w.guild_id, g.aggregate_type, g.aggregate_id""";
+            no_longer_waiting as (delete from audit_unattributed where event_id in (select event_id from released))
+            select r.ref_type, r.ref_id, r.guild_id, g.aggregate_type, g.aggregate_id, min(greatest(g.recorded_at, r.known_at))
+            from released r join audit_log g on g.event_id = r.event_id and g.occurred_at = r.occurred_at
+            group by r.ref_type, r.ref_id, r.guild_id, g.aggregate_type, g.aggregate_id
+            order by min(r.position), g.aggregate_type, g.aggregate_id""";
     /** Since when the aggregate's guild has been known: its earliest attribution to it (rows without known_at: their attributed_at). */
     private static final String GUILD_KNOWN_SINCE = "select min(coalesce(g.known_at, g.attributed_at)) from audit_log l "
             + "join audit_guild g on g.event_id = l.event_id and g.occurred_at = l.occurred_at "
@@ -105,8 +108,12 @@ public class Attributions {
     }
 
     /**
-     * What events attributed to the guilds they name teach: their own aggregates' guilds, and so the guild of
-     * the events that waited for them; for a run of events, with a few statements whatever its length.
+     * What consecutive events attributed to the guilds they name teach: their own aggregates' guilds, and so
+     * the guild of the events that waited for them, with a few statements however many they are. The
+     * outcome is the one of the events one after the other as long as an event released by one lesson does
+     * not itself belong to the aggregate another lesson of the stretch teaches (an event waiting under one
+     * aggregate while belonging to another of the same stretch): no rule makes one wait so. Of two lessons
+     * of one aggregate the earlier stays, and a waiting event is released by the earliest lesson it waited for.
      */
     public Uni<Void> afterAttributedToNamed(List<Named> named, Instant now) {
         List<Lesson> lessons = new ArrayList<>();
@@ -223,7 +230,11 @@ public class Attributions {
                 .chain(() -> waitFor(event, resolvers, from + 1));
     }
 
-    /** The aggregates' locks, in their natural order (every transaction takes them in it). */
+    /**
+     * The aggregates' locks, in their natural order. A transaction may take several such sets one after
+     * the other (a stretch's lessons, what they release, each event's resolvers), so two transactions can
+     * still deadlock; the inbox tries a run again one record at a time when PostgreSQL breaks one.
+     */
     private static Uni<Void> lockAll(Collection<AggregateRef> aggregates) {
         String[] keys = new TreeSet<>(aggregates).stream().map(AggregateRef::lockKey).toArray(String[]::new);
         return Panache.getSession().chain(session -> NativeSelects.select(session, LOCK_ALL, (Object) keys)).replaceWithVoid();

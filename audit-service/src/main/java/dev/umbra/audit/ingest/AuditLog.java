@@ -26,11 +26,11 @@ import java.util.UUID;
  * Stores events in the audit log, inside the inbox transaction that claims them: masked, with where each
  * was read and its three timestamps (occurred in the world, recorded by its producer's commit as
  * Debezium captured it, processed here), then attributed to its guild. A run of records is stored, and
- * those that name their guild (most do) attributed, by one statement; what these teach (their
- * aggregates' guilds, and so the guild of events that waited) is learned for the whole run at once; then
- * each event that does not name its guild is attributed through another, or waits for it, in record
- * order. Learning first changes no outcome: an event that finds its guild known is attributed as it
- * would have been when released from waiting.
+ * those that name their guild (most do) attributed, by one statement. Then, in record order: what each
+ * stretch of consecutive events that named their guild teaches (their aggregates' guilds, and so the
+ * guild of the events that waited) is learned at once, and each event that does not name its guild is
+ * attributed through another, or waits for it. A run thus ends as its events one after the other would
+ * leave it ({@link Attributions#afterAttributedToNamed} says on what condition a stretch does).
  */
 @ApplicationScoped
 public class AuditLog {
@@ -125,21 +125,26 @@ public class AuditLog {
                 .map(NativeSelects.column(UUID.class))
                 .chain(storedIds -> {
                     Set<UUID> stored = new HashSet<>(storedIds);
-                    List<Attributions.Named> named = events.stream().filter(event -> stored.contains(event.event().eventId()))
-                            .filter(event -> event.namedGuild().isPresent())
-                            .map(event -> new Attributions.Named(event.event(), event.namedGuild().get())).toList();
-                    List<Attributions.StoredEvent> unnamed = events.stream().filter(event -> stored.contains(event.event().eventId()))
-                            .filter(event -> event.namedGuild().isEmpty()).map(Stored::event).toList();
-                    return attributions.afterAttributedToNamed(named, processedAt)
-                            .chain(() -> attributeInOrder(unnamed, processedAt, 0));
+                    return attributeInOrder(events.stream().filter(event -> stored.contains(event.event().eventId())).toList(), processedAt, 0);
                 });
     }
 
-    private Uni<Void> attributeInOrder(List<Attributions.StoredEvent> unnamed, Instant now, int from) {
-        if (from == unnamed.size()) {
+    /** From {@code from} on: the stretch of events that named their guild there, or the event that did not. */
+    private Uni<Void> attributeInOrder(List<Stored> stored, Instant now, int from) {
+        if (from == stored.size()) {
             return Uni.createFrom().voidItem();
         }
-        return attributions.attribute(unnamed.get(from), now).chain(() -> attributeInOrder(unnamed, now, from + 1));
+        if (stored.get(from).namedGuild().isEmpty()) {
+            return attributions.attribute(stored.get(from).event(), now).chain(() -> attributeInOrder(stored, now, from + 1));
+        }
+        List<Attributions.Named> stretch = new ArrayList<>();
+        int next = from;
+        while (next < stored.size() && stored.get(next).namedGuild().isPresent()) {
+            stretch.add(new Attributions.Named(stored.get(next).event(), stored.get(next).namedGuild().get()));
+            next++;
+        }
+        int after = next;
+        return attributions.afterAttributedToNamed(stretch, now).chain(() -> attributeInOrder(stored, now, after));
     }
 
     private static OffsetDateTime utc(Instant instant) {
