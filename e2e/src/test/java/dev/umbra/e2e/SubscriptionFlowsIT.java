@@ -61,10 +61,10 @@ class SubscriptionFlowsIT {
         await().atMost(TIMEOUT).untilAsserted(() -> umbra.entitlements(paid.guildId()).body("entitledPlan", equalTo("PRO")));
         umbra.gateway().declineCustomer(paid.user().toString());
 
-        umbra.advanceBillingClock(Duration.ofDays(32));
+        umbra.advanceBillingClockOnceChargesArrived(Duration.ofDays(32));
         for (int failure = 1; failure <= 4; failure++) {
             if (failure > 1) {
-                umbra.advanceBillingClock(Duration.ofHours(24));
+                umbra.advanceBillingClockOnceChargesArrived(Duration.ofHours(24));
             }
             int failures = failure;
             await().atMost(TIMEOUT).until(() -> declinedRenewals(paid) == failures);
