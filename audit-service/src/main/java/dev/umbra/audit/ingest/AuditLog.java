@@ -41,9 +41,8 @@ public class AuditLog {
             with event as (
                 select * from unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::int[],
                                      $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::bigint[], $15::text[])
-                    with ordinality as e(event_id, occurred_at, recorded_at, aggregate_type, aggregate_id, event_type, schema_version,
-                                         sequence, trace_context, payload, masked_fields, source_topic, source_partition, source_offset,
-                                         named_guild, position)),
+                    as e(event_id, occurred_at, recorded_at, aggregate_type, aggregate_id, event_type, schema_version, sequence,
+                         trace_context, payload, masked_fields, source_topic, source_partition, source_offset, named_guild)),
             stored as (
                 insert into audit_log (event_id, occurred_at, recorded_at, processed_at, aggregate_type, aggregate_id, event_type,
                                        schema_version, sequence, trace_context, payload, masked_fields, source_topic, source_partition,
@@ -51,7 +50,7 @@ public class AuditLog {
                 select event_id, occurred_at, recorded_at, cast($16 as timestamptz), aggregate_type, aggregate_id, event_type, schema_version,
                        sequence, trace_context, cast(payload as jsonb), cast(masked_fields as jsonb), source_topic, source_partition,
                        source_offset
-                from event order by position
+                from event
                 on conflict do nothing
                 returning event_id, occurred_at),
             attributed as (
