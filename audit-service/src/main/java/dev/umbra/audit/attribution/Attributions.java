@@ -189,13 +189,13 @@ public class Attributions {
         String[] types = new String[count];
         String[] ids = new String[count];
         String[] guildIds = new String[count];
-        OffsetDateTime[] knownAt = new OffsetDateTime[count];
+        Instant[] knownAt = new Instant[count];
         for (int i = 0; i < count; i++) {
             Lesson lesson = taught.get(i);
             types[i] = lesson.aggregate().type();
             ids[i] = lesson.aggregate().id();
             guildIds[i] = lesson.guildId();
-            knownAt[i] = utc(lesson.knownAt());
+            knownAt[i] = lesson.knownAt();
         }
         return Panache.getSession()
                 .chain(session -> NativeSelects.select(session, ATTRIBUTE_WAITING, types, ids, guildIds, knownAt, now))

@@ -13,8 +13,6 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -79,8 +77,8 @@ public class AuditLog {
         Instant processedAt = clock.instant();
         int count = received.size();
         UUID[] ids = new UUID[count];
-        OffsetDateTime[] occurred = new OffsetDateTime[count];
-        OffsetDateTime[] recorded = new OffsetDateTime[count];
+        Instant[] occurred = new Instant[count];
+        Instant[] recorded = new Instant[count];
         String[] aggregateTypes = new String[count];
         String[] aggregateIds = new String[count];
         String[] eventTypes = new String[count];
@@ -103,8 +101,8 @@ public class AuditLog {
             Optional<String> named = Attributions.namedGuild(event);
             events.add(new Stored(event, named));
             ids[i] = envelope.eventId();
-            occurred[i] = utc(envelope.occurredAt());
-            recorded[i] = utc(envelope.recordedAt());
+            occurred[i] = envelope.occurredAt();
+            recorded[i] = envelope.recordedAt();
             aggregateTypes[i] = envelope.aggregateType();
             aggregateIds[i] = envelope.aggregateId();
             eventTypes[i] = envelope.eventType();
@@ -144,10 +142,6 @@ public class AuditLog {
         }
         int after = next;
         return attributions.afterAttributedToNamed(stretch, now).chain(() -> attributeInOrder(stored, now, after));
-    }
-
-    private static OffsetDateTime utc(Instant instant) {
-        return instant == null ? null : instant.atOffset(ZoneOffset.UTC);
     }
 
     private static String json(Object value) {

@@ -11,8 +11,6 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -114,7 +112,7 @@ public class OutboxWriter {
         String[] aggregateTypes = new String[count];
         String[] aggregateIds = new String[count];
         String[] types = new String[count];
-        OffsetDateTime[] occurred = new OffsetDateTime[count];
+        Instant[] occurred = new Instant[count];
         String[] payloads = new String[count];
         Integer[] schemaVersions = new Integer[count];
         String[] traceContexts = new String[count];
@@ -124,7 +122,7 @@ public class OutboxWriter {
             aggregateTypes[i] = envelope.aggregateType();
             aggregateIds[i] = envelope.aggregateId();
             types[i] = envelope.eventType();
-            occurred[i] = envelope.occurredAt().atOffset(ZoneOffset.UTC);
+            occurred[i] = envelope.occurredAt();
             payloads[i] = envelope.payload().toString();
             schemaVersions[i] = envelope.schemaVersion();
             traceContexts[i] = envelope.traceContext();

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
@@ -15,7 +16,7 @@ import org.hibernate.reactive.pool.ReactiveConnection;
 /**
  * Native selects ({@code select …}, {@code insert … returning …}) in the session's transaction, on its
  * own connection, after its pending changes are flushed (as Hibernate flushes before a native query).
- * Placeholders are PostgreSQL's: {@code $1, $2, …}.
+ * Placeholders are PostgreSQL's: {@code $1, $2, …}; an {@code Instant}, or an array of them, is bound as UTC.
  *
  * <p>Why not {@code session.createNativeQuery(sql)}: Hibernate Reactive 3.2 wraps every native query's
  * result mapping in a {@code ReactiveResultSetMapping} without equality, so the plan of a native select
@@ -34,7 +35,10 @@ public final class NativeSelects {
         ReactiveConnection connection = ((MutinySessionImpl) session).getReactiveConnection();
         Object[] bound = new Object[arguments.length];
         for (int i = 0; i < arguments.length; i++) {
-            bound[i] = arguments[i] instanceof Instant instant ? instant.atOffset(ZoneOffset.UTC) : arguments[i];
+            bound[i] = arguments[i] instanceof Instant instant ? instant.atOffset(ZoneOffset.UTC)
+                    : arguments[i] instanceof Instant[] instants ? Arrays.stream(instants).map(at -> at == null ? null : at.atOffset(ZoneOffset.UTC))
+                            .toArray(OffsetDateTime[]::new)
+                    : arguments[i];
         }
         return session.flush()
                 .chain(() -> Uni.createFrom().completionStage(() -> connection.select(sql, bound)))
