@@ -215,7 +215,7 @@ public class LicenseService {
                     sweepsDue.put(after.licenseId().toString(), nextSweep);
                 }
             }
-            Uni<Void> stored = created.isEmpty() ? Uni.createFrom().voidItem() : License.persist(created);
+            Uni<Void> stored = created.isEmpty() ? Uni.createFrom().voidItem() : License.insertAll(created);
             stored = stored.chain(() -> outbox.publishInOrder(events)).replaceWithVoid();
             for (Map.Entry<String, Instant> due : sweepsDue.entrySet()) {
                 stored = stored.chain(() -> sweeps.schedule(due.getKey(), JsonNodeFactory.instance.objectNode(), due.getValue()));
