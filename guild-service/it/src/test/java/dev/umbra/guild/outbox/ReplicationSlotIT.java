@@ -10,6 +10,7 @@ import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Metrics;
 import dev.umbra.testing.Snowflakes;
@@ -37,13 +38,18 @@ class ReplicationSlotIT {
 
     static final String DATABASE = "guild_replication";
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final Database DB = Database.of(DATABASE);
     private static final String SLOT = OutboxConnectors.slotName(DATABASE);
+
+    @InjectDevstack
+    Database db;
+
+    @InjectDevstack
+    Devstack devstack;
 
     @Test
     @Order(1)
     void eventsCommittedBeforeTheConnectorExistsStillReachKafka() {
-        assertThat(DB.count("select count(*) from pg_replication_slots where slot_name = ? and not active", SLOT))
+        assertThat(db.count("select count(*) from pg_replication_slots where slot_name = ? and not active", SLOT))
                 .as("the migration made the slot and nothing reads it yet").isOne();
         double writtenBefore = Metrics.scrape().sum("umbra_outbox_events_total", "event_type=\"BotInstalled\"");
         String[] guilds = {Snowflakes.random(), Snowflakes.random(), Snowflakes.random()};
@@ -53,14 +59,14 @@ class ReplicationSlotIT {
                     .when().post("/guilds/{id}/installation", guildId)
                     .then().statusCode(201);
         }
-        assertThat(DB.count("select count(*) from outbox_event")).as("the rows live only in the WAL").isZero();
+        assertThat(db.count("select count(*) from outbox_event")).as("the rows live only in the WAL").isZero();
         assertThat(Metrics.scrape().sum("umbra_outbox_events_total", "event_type=\"BotInstalled\""))
                 .isEqualTo((Double.isNaN(writtenBefore) ? 0 : writtenBefore) + guilds.length);
         Awaitility.await().atMost(TIMEOUT).untilAsserted(() -> assertThat(
                 Metrics.scrape().sum("umbra_replication_slot_retained_wal_bytes", "slot=\"" + SLOT + "\""))
                 .as("a slot nobody reads keeps the WAL of the rows just written").isPositive());
 
-        Devstack.shared().streamOutbox("guild", DATABASE);
+        devstack.streamOutbox("guild", DATABASE);
 
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
             for (String guildId : guilds) {
@@ -73,14 +79,14 @@ class ReplicationSlotIT {
     @Test
     @Order(2)
     void theSlotOfAnIdleDatabaseMovesWhileOtherDatabasesWrite() {
-        Devstack.shared().streamOutbox("guild", DATABASE);
+        devstack.streamOutbox("guild", DATABASE);
         Database busy = Database.of("postgres");
         busy.count("select count(*) from (select pg_logical_emit_message(false, 'filler', repeat('x', 1000)) "
                 + "from generate_series(1, 2000)) wal");
         String walAfterOthersWrote = busy.text("select pg_current_wal_lsn()");
 
         Awaitility.await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
-                assertThat(DB.count("select count(*) from pg_replication_slots where slot_name = ? "
+                assertThat(db.count("select count(*) from pg_replication_slots where slot_name = ? "
                         + "and confirmed_flush_lsn >= ?::pg_lsn", SLOT, walAfterOthersWrote))
                         .as("slot %s confirmed past %s", SLOT, walAfterOthersWrote).isOne());
     }

@@ -15,7 +15,9 @@ import dev.umbra.events.licensing.LicenseSuspended;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.TcpProxy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.ResourceArg;
@@ -41,9 +43,14 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_outage"))
 class DatabaseOutageIT {
 
-    private static final Database DB = Database.of("inbox_outage");
     /** Failed attempts the outage lasts for: about half a minute with backoff capped at 1 s (application.properties). */
     private static final int FAILED_ATTEMPTS_DURING_OUTAGE = 30;
+
+    @InjectDevstack
+    Database db;
+
+    @InjectDevstack
+    TcpProxy link;
 
     @Inject
     MeterRegistry registry;
@@ -57,17 +64,17 @@ class DatabaseOutageIT {
         // fifty events for a handler of one event, fifty for a handler of runs, and so on
         KafkaProbe.produceAll(IntStream.range(0, ids.size())
                 .mapToObj(i -> Handling.values()[(i / 50) % 2].record(guild("00"), ids.get(i))).toList());
-        await().atMost(Duration.ofSeconds(60)).until(() -> applications(DB, ids) >= 50);
+        await().atMost(Duration.ofSeconds(60)).until(() -> applications(db, ids) >= 50);
 
-        DevstackResource.postgresProxy().cut();
+        link.cut();
         double before = failures("transient");
         await().atMost(Duration.ofMinutes(2)).until(() -> failures("transient") - before >= FAILED_ATTEMPTS_DURING_OUTAGE);
-        assertThat(applications(DB, ids)).isLessThan(ids.size());
-        DevstackResource.postgresProxy().restore();
+        assertThat(applications(db, ids)).isLessThan(ids.size());
+        link.restore();
 
-        await().atMost(Duration.ofMinutes(2)).until(() -> applications(DB, ids) == ids.size());
-        assertThat(distinctApplications(DB, ids)).isEqualTo(ids.size());
-        assertThat(claims(DB, ids)).isEqualTo(ids.size());
+        await().atMost(Duration.ofMinutes(2)).until(() -> applications(db, ids) == ids.size());
+        assertThat(distinctApplications(db, ids)).isEqualTo(ids.size());
+        assertThat(claims(db, ids)).isEqualTo(ids.size());
         assertThat(failures("deterministic")).isZero();
         assertThat(registry.find("umbra.inbox.events").tag("outcome", "dead_lettered").counters()).isEmpty();
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
@@ -81,7 +88,7 @@ class DatabaseOutageIT {
         UUID subscription = UUID.randomUUID();
         UUID license = UUID.randomUUID();
         List<UUID> ids = TestEvents.ids(3);
-        DevstackResource.postgresProxy().cut();
+        link.cut();
         try {
             double before = failures(ReadModelConsumer.NAME, "transient");
             KafkaProbe.produceAll(List.of(
@@ -89,15 +96,15 @@ class DatabaseOutageIT {
                     ReadModelEvents.onPartition(1, new LicenseGranted(license, guildId, "PREMIUM"), ids.get(1), 1),
                     ReadModelEvents.onPartition(1, new LicenseSuspended(license, "payment_failed"), ids.get(2), 2)));
             await().atMost(Duration.ofMinutes(1)).until(() -> failures(ReadModelConsumer.NAME, "transient") - before >= 5);
-            assertThat(ReadModelEvents.claims(DB, ids)).isZero();
+            assertThat(ReadModelEvents.claims(db, ids)).isZero();
         } finally {
-            DevstackResource.postgresProxy().restore();
+            link.restore();
         }
 
-        await().atMost(Duration.ofMinutes(1)).until(() -> ReadModelEvents.claims(DB, ids) == ids.size());
-        assertThat(ReadModelEvents.mappings(DB, "subscription", subscription.toString(), guildId)).isEqualTo(1);
-        assertThat(ReadModelEvents.mappings(DB, "license", license.toString(), guildId)).isEqualTo(1);
-        assertThat(ReadModelEvents.licensePlan(DB, license)).isEqualTo(guildId + " PREMIUM SUSPENDED");
+        await().atMost(Duration.ofMinutes(1)).until(() -> ReadModelEvents.claims(db, ids) == ids.size());
+        assertThat(ReadModelEvents.mappings(db, "subscription", subscription.toString(), guildId)).isEqualTo(1);
+        assertThat(ReadModelEvents.mappings(db, "license", license.toString(), guildId)).isEqualTo(1);
+        assertThat(ReadModelEvents.licensePlan(db, license)).isEqualTo(guildId + " PREMIUM SUSPENDED");
         assertThat(failures(ReadModelConsumer.NAME, "deterministic")).isZero();
         for (String topic : List.of(Topics.of("license"), Topics.of("subscription"))) {
             try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(topic))) {
@@ -119,18 +126,18 @@ class DatabaseOutageIT {
     void aTrimThatMeetsAnOutageFailsWholeAndTheNextRunTrimsEverything() {
         String consumer = "trim-" + UUID.randomUUID().toString().substring(0, 8);
         for (UUID id : TestEvents.ids(5)) {
-            DB.count("with claimed as (insert into processed_event (consumer, event_id, event_type, aggregate_type, aggregate_id, processed_at) "
+            db.count("with claimed as (insert into processed_event (consumer, event_id, event_type, aggregate_type, aggregate_id, processed_at) "
                     + "values (?, ?, 'BotInstalled', 'guild', '1', now() - interval '40 days') returning 1) select count(*) from claimed", consumer, id);
         }
 
-        DevstackResource.postgresProxy().cut();
+        link.cut();
         try {
             assertThatThrownBy(this::trim).isNotNull();
         } finally {
-            DevstackResource.postgresProxy().restore();
+            link.restore();
         }
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> trim() >= 0);
-        assertThat(DB.count("select count(*) from processed_event where consumer = ?", consumer)).isZero();
+        assertThat(db.count("select count(*) from processed_event where consumer = ?", consumer)).isZero();
     }
 
     private long trim() throws Exception {

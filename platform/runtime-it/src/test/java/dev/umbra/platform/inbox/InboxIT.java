@@ -18,6 +18,7 @@ import dev.umbra.events.licensing.LicenseSuspended;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.LogGuard;
 import dev.umbra.testing.Metrics;
@@ -53,8 +54,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_test"))
 class InboxIT {
 
-    private static final Database DB = Database.of("inbox_test");
     private static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    @InjectDevstack
+    Database db;
 
     @Inject
     ProcessedEventTrimmer trimmer;
@@ -83,10 +86,10 @@ class InboxIT {
         KafkaProbe.produceAll(ids.stream().map(id -> handling.record(guilds.get(ids.indexOf(id)), id)).toList());
         List<UUID> markers = markEveryPartition();
 
-        await().atMost(PATIENCE).until(() -> applications(DB, markers) == markers.size());
-        assertThat(applications(DB, ids)).isEqualTo(ids.size());
-        assertThat(distinctApplications(DB, ids)).isEqualTo(ids.size());
-        assertThat(claims(DB, ids)).isEqualTo(ids.size());
+        await().atMost(PATIENCE).until(() -> applications(db, markers) == markers.size());
+        assertThat(applications(db, ids)).isEqualTo(ids.size());
+        assertThat(distinctApplications(db, ids)).isEqualTo(ids.size());
+        assertThat(claims(db, ids)).isEqualTo(ids.size());
         if (handling == Handling.TOGETHER) {
             assertThat(consumer.longestRunSinceAsked()).as("events applied in one call").isGreaterThan(1);
         }
@@ -120,8 +123,8 @@ class InboxIT {
         }
         KafkaProbe.produceAll(records);
 
-        await().atMost(PATIENCE).until(() -> applications(DB, good) == good.size());
-        assertThat(distinctApplications(DB, good)).isEqualTo(good.size());
+        await().atMost(PATIENCE).until(() -> applications(db, good) == good.size());
+        assertThat(distinctApplications(db, good)).isEqualTo(good.size());
         Set<String> culprits = Set.of(failing.toString(), rejected.toString(), undecodable.toString());
         Set<String> mine = good.stream().map(UUID::toString).collect(Collectors.toSet());
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
@@ -133,7 +136,7 @@ class InboxIT {
             assertThat(KafkaProbe.header(failed, DeadLetters.CONSUMER)).isEqualTo(TestConsumer.NAME);
         }
         assertThat(consumer.attemptsFor(failingGuild)).isEqualTo(3);
-        assertThat(claims(DB, List.of(failing, rejected, undecodable))).isZero();
+        assertThat(claims(db, List.of(failing, rejected, undecodable))).isZero();
     }
 
     /**
@@ -152,9 +155,9 @@ class InboxIT {
         long warnedBefore = warnings("batch handler is wrong");
         KafkaProbe.produceAll(records);
 
-        await().atMost(PATIENCE).until(() -> applications(DB, ids) == ids.size());
-        assertThat(distinctApplications(DB, ids)).isEqualTo(ids.size());
-        assertThat(claims(DB, ids)).isEqualTo(ids.size());
+        await().atMost(PATIENCE).until(() -> applications(db, ids) == ids.size());
+        assertThat(distinctApplications(db, ids)).isEqualTo(ids.size());
+        assertThat(claims(db, ids)).isEqualTo(ids.size());
         await().atMost(PATIENCE).until(() -> warnings("batch handler is wrong") > warnedBefore);
     }
 
@@ -180,12 +183,12 @@ class InboxIT {
         KafkaProbe.produceAll(records);
 
         await().atMost(PATIENCE).until(() -> consumer.attemptsFor(hanging) >= 2
-                && applications(DB, elsewhere) == elsewhere.size());
-        assertThat(applications(DB, List.of(hangingId, behindId))).isZero();
+                && applications(db, elsewhere) == elsewhere.size());
+        assertThat(applications(db, List.of(hangingId, behindId))).isZero();
 
         consumer.release();
-        await().atMost(PATIENCE).until(() -> applications(DB, List.of(hangingId, behindId)) == 2);
-        assertThat(distinctApplications(DB, List.of(hangingId, behindId))).isEqualTo(2);
+        await().atMost(PATIENCE).until(() -> applications(db, List.of(hangingId, behindId)) == 2);
+        assertThat(distinctApplications(db, List.of(hangingId, behindId))).isEqualTo(2);
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
             assertThat(deadLetteredAmong(deadLetters.seen(), Set.of(hangingId.toString(), behindId.toString()))).isEmpty();
         }
@@ -215,11 +218,11 @@ class InboxIT {
         }
         KafkaProbe.produceAll(records);
 
-        await().atMost(PATIENCE).until(() -> ReadModelEvents.claims(DB, eventIds) == eventIds.size());
+        await().atMost(PATIENCE).until(() -> ReadModelEvents.claims(db, eventIds) == eventIds.size());
         for (int i = 0; i < guilds.size(); i++) {
-            assertThat(ReadModelEvents.mappings(DB, "subscription", subscriptions.get(i).toString(), guilds.get(i))).isEqualTo(1);
-            assertThat(ReadModelEvents.mappings(DB, "license", licenses.get(i).toString(), guilds.get(i))).isEqualTo(1);
-            assertThat(ReadModelEvents.licensePlan(DB, licenses.get(i))).isEqualTo(guilds.get(i) + " PRO SUSPENDED");
+            assertThat(ReadModelEvents.mappings(db, "subscription", subscriptions.get(i).toString(), guilds.get(i))).isEqualTo(1);
+            assertThat(ReadModelEvents.mappings(db, "license", licenses.get(i).toString(), guilds.get(i))).isEqualTo(1);
+            assertThat(ReadModelEvents.licensePlan(db, licenses.get(i))).isEqualTo(guilds.get(i) + " PRO SUSPENDED");
         }
         for (String topic : List.of(Topics.of("license"), Topics.of("subscription"))) {
             try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(topic))) {
@@ -256,7 +259,7 @@ class InboxIT {
         UUID subscription = UUID.randomUUID();
         String guildId = guild("00");
         double failuresBefore = waitsOfSubscriptionStarted();
-        try (AutoCloseable claimHeldElsewhere = DB.holdingUncommitted("insert into processed_event (consumer, event_id, event_type, aggregate_type, "
+        try (AutoCloseable claimHeldElsewhere = db.holdingUncommitted("insert into processed_event (consumer, event_id, event_type, aggregate_type, "
                 + "aggregate_id) values (?, ?::uuid, 'SubscriptionStarted', 'subscription', 'held')", ReadModelConsumer.NAME, stuck.toString())) {
             KafkaProbe.produceAll(List.of(ReadModelEvents.onPartition(0,
                     new SubscriptionStarted(subscription, guildId, "PRO", Instant.now()), stuck, 1)));
@@ -269,9 +272,9 @@ class InboxIT {
                 records.add(ReadModelEvents.onPartition(partition, new LicenseGranted(UUID.randomUUID(), guild("00"), "PRO"), id(licenseEvents), 1));
             }
             KafkaProbe.produceAll(records);
-            await().atMost(Duration.ofSeconds(30)).until(() -> ReadModelEvents.claims(DB, licenseEvents) == licenseEvents.size());
+            await().atMost(Duration.ofSeconds(30)).until(() -> ReadModelEvents.claims(db, licenseEvents) == licenseEvents.size());
         }
-        await().atMost(PATIENCE).until(() -> ReadModelEvents.mappings(DB, "subscription", subscription.toString(), guildId) == 1);
+        await().atMost(PATIENCE).until(() -> ReadModelEvents.mappings(db, "subscription", subscription.toString(), guildId) == 1);
     }
 
     private static double waitsOfSubscriptionStarted() {
@@ -294,7 +297,7 @@ class InboxIT {
         KafkaProbe.produceAll(List.of(installed(good, goodId), installed(good, goodId),
                 installed(guildOnPartition(0, "99"), rejectedId)));
         List<UUID> markers = markEveryPartition();
-        await().atMost(PATIENCE).until(() -> applications(DB, markers) == markers.size());
+        await().atMost(PATIENCE).until(() -> applications(db, markers) == markers.size());
 
         await().atMost(PATIENCE).untilAsserted(() -> {
             Metrics after = Metrics.scrape();
@@ -365,15 +368,15 @@ class InboxIT {
         // two replicas' runs at once (the test profile deletes 2 a statement): each old claim goes once, no run fails
         List<Long> trimmed = VertxContextSupport.subscribeAndAwait(() -> io.smallrye.mutiny.Uni.join()
                 .all(trimmer.trim(), trimmer.trim()).andFailFast());
-        assertThat(DB.count("select count(*) from processed_event where consumer = ?", consumer)).isEqualTo(recent.size());
+        assertThat(db.count("select count(*) from processed_event where consumer = ?", consumer)).isEqualTo(recent.size());
         assertThat(trimmed.get(0) + trimmed.get(1)).isGreaterThanOrEqualTo(old.size());
         for (UUID id : recent) {
-            assertThat(DB.count("select count(*) from processed_event where consumer = ? and event_id = ?", consumer, id)).isOne();
+            assertThat(db.count("select count(*) from processed_event where consumer = ? and event_id = ?", consumer, id)).isOne();
         }
     }
 
-    private static void claim(String consumer, UUID id, String processedAt) {
-        DB.count("with claimed as (insert into processed_event (consumer, event_id, event_type, aggregate_type, aggregate_id, processed_at) "
+    private void claim(String consumer, UUID id, String processedAt) {
+        db.count("with claimed as (insert into processed_event (consumer, event_id, event_type, aggregate_type, aggregate_id, processed_at) "
                 + "values (?, ?, 'BotInstalled', 'guild', '1', " + processedAt + ") returning 1) select count(*) from claimed", consumer, id);
     }
 }

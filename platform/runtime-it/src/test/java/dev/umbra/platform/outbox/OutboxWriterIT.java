@@ -8,6 +8,7 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.Snowflakes;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.test.common.ResourceArg;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_test"))
 class OutboxWriterIT {
 
-    private static final Database DB = Database.of("inbox_test");
+    @InjectDevstack
+    Database db;
 
     @Inject
     OutboxWriter outbox;
@@ -47,14 +49,14 @@ class OutboxWriterIT {
 
         List<EventEnvelope> written;
         // what logical decoding reads, as Debezium would: the rows in the order they were written
-        DB.execute("select 1 from pg_create_logical_replication_slot('outbox_writer_it', 'test_decoding')");
+        db.execute("select 1 from pg_create_logical_replication_slot('outbox_writer_it', 'test_decoding')");
         List<String> decoded;
         try {
             written = VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> outbox.publishInOrder(mixed)));
-            decoded = DB.text("select string_agg(data, E'\\n' order by lsn) from pg_logical_slot_get_changes('outbox_writer_it', null, null)")
+            decoded = db.text("select string_agg(data, E'\\n' order by lsn) from pg_logical_slot_get_changes('outbox_writer_it', null, null)")
                     .lines().filter(line -> line.startsWith("table public.outbox_event: INSERT:")).toList();
         } finally {
-            DB.execute("select pg_drop_replication_slot('outbox_writer_it')");
+            db.execute("select pg_drop_replication_slot('outbox_writer_it')");
         }
 
         assertThat(written).extracting(EventEnvelope::aggregateId).containsExactly(a, b, a, c, b, a);
@@ -69,8 +71,8 @@ class OutboxWriterIT {
                     .contains("aggregateid[character varying]:'" + written.get(i).aggregateId() + "'")
                     .contains("sequence[bigint]:" + written.get(i).sequence());
         }
-        assertThat(DB.count("select last_sequence from aggregate_sequence where aggregate_id = ?", a)).isEqualTo(4);
-        assertThat(DB.count("select count(*) from outbox_event where aggregateid in (?, ?, ?)", a, b, c))
+        assertThat(db.count("select last_sequence from aggregate_sequence where aggregate_id = ?", a)).isEqualTo(4);
+        assertThat(db.count("select count(*) from outbox_event where aggregateid in (?, ?, ?)", a, b, c))
                 .as("each row leaves with its insert").isZero();
     }
 
