@@ -82,11 +82,10 @@ public class Renewals implements WorkHandler {
 
     private static Uni<List<StoredSubscription>> duePage(Instant now, StoredSubscription after, int pageSize) {
         if (after == null) {
-            return StoredSubscription.<StoredSubscription>find("renewalDueAt <= ?1 and status <> ?2 order by renewalDueAt, id", now,
-                    SubscriptionStatus.CANCELED).page(0, pageSize).list();
+            return StoredSubscription.<StoredSubscription>find("#StoredSubscription.due", now, SubscriptionStatus.CANCELED).page(0, pageSize).list();
         }
-        return StoredSubscription.<StoredSubscription>find("renewalDueAt <= ?1 and status <> ?2 and (renewalDueAt > ?3 or (renewalDueAt = ?3 and id > ?4))"
-                + " order by renewalDueAt, id", now, SubscriptionStatus.CANCELED, after.renewalDueAt, after.id).page(0, pageSize).list();
+        return StoredSubscription.<StoredSubscription>find("#StoredSubscription.dueAfter", now, SubscriptionStatus.CANCELED, after.renewalDueAt, after.id)
+                .page(0, pageSize).list();
     }
 
     private Uni<Void> enqueueEach(List<StoredSubscription> rows, Instant now) {
