@@ -70,8 +70,9 @@ public final class Devstack implements AutoCloseable {
         List<AutoCloseable> startedSoFar = new ArrayList<>();
         // Postgres needs nothing of Kafka: it starts while the broker and Connect do
         CompletableFuture<PostgresServer> startingPostgres = CompletableFuture.supplyAsync(() -> PostgresServer.start(workDir, randomSecret()));
+        // the signing key is made meanwhile too: a 2048-bit RSA key pair takes seconds in the tests' C1-only JVMs
+        CompletableFuture<JwtKeys> generatingKeys = CompletableFuture.supplyAsync(() -> JwtKeys.generate(workDir));
         try {
-            JwtKeys jwt = JwtKeys.generate(workDir);
             List<String> jvmOptions = childJvmOptions();
             KafkaBroker kafka = KafkaBroker.start(workDir, jvmOptions);
             startedSoFar.add(kafka);
@@ -79,6 +80,7 @@ public final class Devstack implements AutoCloseable {
             KafkaConnectWorker connect = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), jvmOptions);
             startedSoFar.add(connect);
             PostgresServer postgres = startingPostgres.join();
+            JwtKeys jwt = generatingKeys.join();
             DiscordSandbox discord = DiscordSandbox.start();
             startedSoFar.add(discord);
             PaymentGatewaySandbox paymentGateway = PaymentGatewaySandbox.start();
