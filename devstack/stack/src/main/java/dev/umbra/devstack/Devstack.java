@@ -97,6 +97,8 @@ public final class Devstack implements AutoCloseable {
             if (postgres != null) {
                 closeQuietly(postgres);
             }
+            // it writes its public key into the folder: done before the folder goes, or it could outlive it
+            generatingKeys.exceptionally(failed -> null).join();
             deleteRecursively(workDir);
             throw e;
         }
