@@ -14,7 +14,6 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
@@ -88,10 +87,10 @@ public class ProblemMappers {
                 uri.getPath(), List.of())).header("Retry-After", Long.toString(retryAfter)).build();
     }
 
-    // IOException too: a connection the database resets while it restarts fails the statement with a bare one,
-    // which Quarkus would otherwise answer with a 500 that it logs at DEBUG only (it takes it for the client's).
-    @ServerExceptionMapper({CompositeException.class, HibernateException.class, PersistenceException.class, PgException.class, ConnectException.class,
-            IOException.class, TimeoutException.class, io.vertx.core.VertxException.class})
+    // Every IOException (a refused connection, and one the database resets while it restarts): unmapped, Quarkus
+    // answers it with a 500 that it logs at DEBUG only, taking it for the client's broken connection.
+    @ServerExceptionMapper({CompositeException.class, HibernateException.class, PersistenceException.class, PgException.class, IOException.class,
+            TimeoutException.class, io.vertx.core.VertxException.class})
     public Response storage(Exception e, UriInfo uri) {
         if (StorageFaults.lostRace(e)) {
             return Problem.response(409, "Conflict", "the resource changed or already exists; read it again",
