@@ -48,13 +48,21 @@ class ReplayIT {
     private static final LogLines.Expectation CLOSED_UNDER_LOAD = new LogLines.Expectation(
             "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "WARN", "Close timed out with .* pending requests to coordinator");
 
+    /**
+     * The same restart, seen by billing: a look-up of a payment at the gateway (reconciliation, automatic refunds) can
+     * wait past its 500 ms read timeout while five JVMs start on two cores, and one unanswered look-up in five opens
+     * the look-up circuit (seen once in the fault suite of 2026-11-27). Charges have a circuit of their own.
+     */
+    private static final LogLines.Expectation LOOKUP_CIRCUIT_UNDER_LOAD = new LogLines.Expectation(
+            "dev.umbra.billing.gateway.GatewayGuards", "WARN", "\\[pg-query circuit breaker\\]");
+
     /** The dead letter of the redrive test, sent on purpose. */
     private static final LogLines.Expectation DEAD_LETTERED = new LogLines.Expectation(
             "dev.umbra.platform.inbox.DeadLetters", "WARN", "dead-lettering umbra.subscription-.* for licensing: .*is unknown");
 
     @AfterAll
     static void logsAreClean() {
-        RunningSystem.assertCleanLogs(CLOSED_UNDER_LOAD, DEAD_LETTERED);
+        RunningSystem.assertCleanLogs(CLOSED_UNDER_LOAD, LOOKUP_CIRCUIT_UNDER_LOAD, DEAD_LETTERED);
     }
 
     @Test
