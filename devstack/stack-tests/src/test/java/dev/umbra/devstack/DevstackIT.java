@@ -1,6 +1,7 @@
 package dev.umbra.devstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -65,6 +66,11 @@ class DevstackIT {
             assertThat(header(record, "sequence")).isEqualTo("1");
             assertThat(header(record, "occurredAt")).startsWith("2026-11-22T10:00:00");
             assertThat(query(stack, "guild", "select count(*) from pg_replication_slots where slot_name = 'guild_outbox'")).isEqualTo("1");
+
+            // a worker that died is named by the next call to it, with its last lines, not by what the socket saw
+            stack.connect().crash();
+            assertThatThrownBy(() -> stack.connect().pause(OutboxConnectors.connectorName("guild")))
+                    .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("kafka-connect exited with code");
         } finally {
             stack.close();
         }

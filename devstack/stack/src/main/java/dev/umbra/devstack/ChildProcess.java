@@ -106,6 +106,19 @@ final class ChildProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #ensureAlive}, after giving the process {@code settle} to exit: a refused or dropped connection to it may
+     * be the process dying, and its own last lines say why better than the socket does.
+     */
+    void ensureAliveAfter(Duration settle) {
+        try {
+            process.waitFor(settle.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        ensureAlive();
+    }
+
     String tail() {
         try {
             List<String> lines = Files.readAllLines(log);

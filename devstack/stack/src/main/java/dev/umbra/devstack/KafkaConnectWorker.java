@@ -198,6 +198,7 @@ public final class KafkaConnectWorker implements AutoCloseable {
         try {
             return http.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
+            process.ensureAliveAfter(Duration.ofSeconds(2));
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
