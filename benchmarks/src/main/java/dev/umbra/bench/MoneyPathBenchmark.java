@@ -275,15 +275,16 @@ class MoneyPathBenchmark {
 
     /** Per subscription: one charge taken per period at the gateway, one SUCCEEDED payment per period in billing, the same sums. */
     private String checkMoney(Devstack stack, PaymentGatewaySandbox gateway, List<UUID> subscribed, int lastPeriod) throws SQLException {
-        Map<String, Long> takenByKey = new HashMap<>();
+        Map<String, Long> takenByPeriod = new HashMap<>();
         long taken = 0;
         for (Charge charge : gateway.charges()) {
             if (charge.status() == Status.DONE) {
-                takenByKey.merge(charge.idempotencyKey(), 1L, Long::sum);
+                // per period, whatever the attempt: sub-<id>-p<period>-a<attempt>
+                takenByPeriod.merge(charge.idempotencyKey().replaceAll("-a\\d+$", ""), 1L, Long::sum);
                 taken += charge.amount();
             }
         }
-        long doubleCharged = takenByKey.values().stream().filter(n -> n > 1).count();
+        long doubleCharged = takenByPeriod.values().stream().filter(n -> n > 1).count();
         long recorded;
         long wrongPeriods;
         try (Connection db = stack.postgres().connect("billing");
@@ -302,7 +303,7 @@ class MoneyPathBenchmark {
             }
         }
         long expectedCharges = (long) subscribed.size() * (lastPeriod + 1);
-        long takenCharges = takenByKey.size();
+        long takenCharges = takenByPeriod.size();
         String verdict = doubleCharged == 0 && wrongPeriods == 0 && taken == recorded && takenCharges == expectedCharges ? "OK" : "WRONG";
         return String.format("money check %s: %d charges taken for %d expected (periods 0–%d), %d idempotency keys charged twice, %d subscriptions"
                         + " without exactly one paid payment per period; the gateway took ₩%,d and billing recorded ₩%,d", verdict, takenCharges,
@@ -338,11 +339,11 @@ class MoneyPathBenchmark {
 
     private static List<Charge> pendingCharges(PaymentGatewaySandbox gateway, int period) {
         return gateway.charges().stream().filter(c -> c.status() == Status.IN_PROGRESS && c.idempotencyKey() != null
-                && c.idempotencyKey().endsWith("-p" + period)).toList();
+                && c.idempotencyKey().contains("-p" + period + "-a")).toList();
     }
 
     private static long chargeCalls(PaymentGatewaySandbox gateway, int period) {
-        return gateway.received().stream().filter(r -> r.isCharge() && r.idempotencyKey() != null && r.idempotencyKey().endsWith("-p" + period)).count();
+        return gateway.received().stream().filter(r -> r.isCharge() && r.idempotencyKey() != null && r.idempotencyKey().contains("-p" + period + "-a")).count();
     }
 
     private void advanceClock(String billing, Duration by) throws Exception {

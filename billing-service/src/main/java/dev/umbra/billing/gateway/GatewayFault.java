@@ -3,6 +3,7 @@ package dev.umbra.billing.gateway;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
+import java.util.regex.Pattern;
 
 /**
  * A call to the gateway that got no usable answer, with what that tells about the request: either
@@ -10,6 +11,8 @@ import java.net.UnknownHostException;
  * on it: never sent again blindly). Both count against the circuit breaker; only the first is retried.
  */
 public final class GatewayFault extends RuntimeException {
+
+    private static final Pattern BILLING_KEY_IN_PATH = Pattern.compile("/v1/billing/(?!authorizations/)[^\\s?/]+");
 
     private final boolean surelyNotArrived;
 
@@ -60,7 +63,9 @@ public final class GatewayFault extends RuntimeException {
         return surelyNotArrived;
     }
 
+    /** The failure in words, without the billing key that a charge's URI carries (Vert.x names the request in its timeout message). */
     private static String describe(Throwable failure) {
-        return failure.getClass().getSimpleName() + (failure.getMessage() == null ? "" : " " + failure.getMessage());
+        String message = failure.getMessage() == null ? "" : " " + BILLING_KEY_IN_PATH.matcher(failure.getMessage()).replaceAll("/v1/billing/***");
+        return failure.getClass().getSimpleName() + message;
     }
 }

@@ -56,6 +56,12 @@ public class PaymentGatewayClient {
      */
     public record ChargeRequest(String billingKey, String customerKey, String orderId, String idempotencyKey, long amount,
             String orderName) {
+
+        /** Without the billing key, which is as good as the card to whoever holds the secret key. */
+        @Override
+        public String toString() {
+            return "ChargeRequest[orderId=" + orderId + ", idempotencyKey=" + idempotencyKey + ", amount=" + amount + "]";
+        }
     }
 
     private static final Logger LOG = Logger.getLogger(PaymentGatewayClient.class);

@@ -71,6 +71,15 @@ public class Charges {
                 PaymentStatus.IN_PROGRESS).map(count -> count > 0);
     }
 
+    /** The attempts at {@code purpose} for {@code period} so far (an upgrade's next one is numbered from them), asked like {@link #inFlight}. */
+    static Uni<Attempts> attempts(UUID subscriptionId, int period, String purpose) {
+        return Payment.<Payment>list("subscriptionId = ?1 and period = ?2 and purpose = ?3", subscriptionId, period, purpose)
+                .map(payments -> new Attempts(payments.size(), payments.stream().anyMatch(p -> p.status == PaymentStatus.IN_PROGRESS)));
+    }
+
+    record Attempts(int count, boolean inFlight) {
+    }
+
     /** Inside the transaction that stored {@code payment}: what the charge will send. */
     Prepared prepare(Payment payment, BillingKey key, String orderName) {
         ChargeRequest request = new ChargeRequest(billingKeys.reveal(key).value(), key.userId.toString(), payment.orderId,

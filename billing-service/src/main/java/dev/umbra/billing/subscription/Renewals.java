@@ -22,13 +22,17 @@ import org.jboss.logging.Logger;
 
 /**
  * Renewals on the platform's leased work queue {@value #QUEUE}. The scan ({@link #scan}) puts every
- * subscription whose renewal is due on the queue as one item per step, keyed by subscription, period
- * and attempt ({@code <id>:p<period>:a<attempt>}, or {@code :end} for a subscription that expires), so
- * scans on several replicas enqueue a step once and workers claim it once. The handler re-reads the
- * subscription under its lease and does only the step the item names: it stores the attempt, charges
- * outside any transaction with the period's idempotency key, and applies the outcome (dunning included,
- * in {@link SubscriptionPayments}). Behind the queue, the payment table's unique index allows one attempt
- * in flight per period, and the gateway sees one idempotency key per period.
+ * subscription whose renewal is due on the queue as one item per step, keyed by subscription, period,
+ * attempt and the subscription row's version ({@code <id>:p<period>:a<attempt>:v<version>}, or
+ * {@code <id>:p<period>:end:v<version>} for a subscription that expires), so scans on several replicas
+ * enqueue a step once and workers claim it once. The handler re-reads the subscription under its lease
+ * and does only the step the item names: it stores the attempt, charges outside any transaction with the
+ * attempt's idempotency key, and applies the outcome (dunning included, in {@link SubscriptionPayments}).
+ * An item that finds its subscription changed since the scan is done without charging; the version in the
+ * key lets the next scan put the same step in line again once it is due again (a subscription suspended
+ * and resumed within the period, a billing key replaced), where a finished item of the same key would keep
+ * it out for good. Behind the queue, the payment table's unique index allows one attempt in flight per
+ * period, and the gateway sees one idempotency key per attempt.
  */
 @ApplicationScoped
 public class Renewals implements WorkHandler {
@@ -91,7 +95,7 @@ public class Renewals implements WorkHandler {
     private Uni<Void> enqueueEach(List<StoredSubscription> rows, Instant now) {
         Uni<Void> chain = Uni.createFrom().voidItem();
         for (StoredSubscription row : rows) {
-            String key = itemKey(row.toDomain(), now);
+            String key = itemKey(row, now);
             if (key != null) {
                 chain = chain.chain(() -> queue.enqueue(key, JsonNodeFactory.instance.objectNode(), now));
             }
@@ -99,14 +103,15 @@ public class Renewals implements WorkHandler {
         return chain;
     }
 
-    /** The item that does {@code subscription}'s due step at {@code at}, or null when nothing is due. */
-    static String itemKey(Subscription subscription, Instant at) {
+    /** The item that does the due step of the subscription stored as {@code row} at {@code at}, or null when nothing is due. */
+    static String itemKey(StoredSubscription row, Instant at) {
+        Subscription subscription = row.toDomain();
         RenewalStep step = subscription.renewalStep(at);
         if (step instanceof RenewalStep.Charge charge) {
-            return subscription.id() + ":p" + charge.period() + ":a" + charge.attempt();
+            return subscription.id() + ":p" + charge.period() + ":a" + charge.attempt() + ":v" + row.version;
         }
         if (step instanceof RenewalStep.Expire) {
-            return subscription.id() + ":p" + subscription.paidThrough() + ":end";
+            return subscription.id() + ":p" + subscription.paidThrough() + ":end:v" + row.version;
         }
         return null;
     }
@@ -139,10 +144,10 @@ public class Renewals implements WorkHandler {
                     if (row == null) {
                         return Uni.createFrom().nullItem();
                     }
-                    Subscription subscription = row.toDomain();
-                    if (!item.key().equals(itemKey(subscription, now))) {
+                    if (!item.key().equals(itemKey(row, now))) {
                         return Uni.createFrom().nullItem();
                     }
+                    Subscription subscription = row.toDomain();
                     RenewalStep step = subscription.renewalStep(now);
                     if (step instanceof RenewalStep.Expire) {
                         return changes.apply(row, subscription.periodEnded(now)).replaceWith((Charges.Prepared) null);

@@ -101,7 +101,7 @@ public record Subscription(
     public RenewalStep.Charge firstCharge() {
         TransitionTable.require(Trigger.FIRST_CHARGE_SUCCEEDED, status, "only a pending subscription has a first charge");
         long price = plan().monthlyPrice();
-        return new RenewalStep.Charge(id, 0, 1, planCode, price, ChargeKeys.periodCharge(id, 0));
+        return new RenewalStep.Charge(id, 0, 1, planCode, price, ChargeKeys.periodCharge(id, 0, 1));
     }
 
     /** The first charge succeeded: period 0 starts now. */
@@ -150,8 +150,8 @@ public record Subscription(
             return new RenewalStep.NotDue();
         }
         Plan plan = planForNextPeriod();
-        return new RenewalStep.Charge(id, duePeriod, failedAttempts + 1, plan.code(), plan.monthlyPrice(),
-                ChargeKeys.periodCharge(id, duePeriod));
+        int attempt = failedAttempts + 1;
+        return new RenewalStep.Charge(id, duePeriod, attempt, plan.code(), plan.monthlyPrice(), ChargeKeys.periodCharge(id, duePeriod, attempt));
     }
 
     /**
@@ -356,7 +356,10 @@ public record Subscription(
 
     // --- plan changes ---------------------------------------------------------------------------
 
-    /** What upgrading to {@code to} now costs; the plan changes when that charge succeeds. */
+    /**
+     * What upgrading to {@code to} now costs, as the first attempt of that upgrade in the paid period
+     * ({@link UpgradeQuote#attempt} for a later one); the plan changes when that charge succeeds.
+     */
     public UpgradeQuote quoteUpgrade(Plan to, Instant at) {
         TransitionTable.require(Trigger.UPGRADE_CHARGED, status, "not a running subscription");
         if (status != ACTIVE) {
@@ -370,7 +373,7 @@ public record Subscription(
             throw new IllegalTransitionException(status, Trigger.UPGRADE_CHARGED, "the paid period is over; the renewal comes first");
         }
         long amount = Proration.upgradeAmount(plan(), to, period, at);
-        return new UpgradeQuote(id, planCode, to.code(), period.number(), amount, ChargeKeys.upgradeCharge(id, period.number(), to.code()));
+        return new UpgradeQuote(id, planCode, to.code(), period.number(), amount, ChargeKeys.upgradeCharge(id, period.number(), to.code(), 1));
     }
 
     /** The prorated charge of {@code quote} succeeded: the new plan applies at once. */

@@ -141,16 +141,17 @@ public class SubscriptionService {
             if (!to.isAbove(subscription.plan())) {
                 return changes.apply(row, subscription.downgrade(to, now)).map(done -> new PlanChange(done, null, null));
             }
-            UpgradeQuote quote = subscription.quoteUpgrade(to, now);
+            UpgradeQuote firstAttempt = subscription.quoteUpgrade(to, now);
             return BillingKey.findLive(subscription.userId(), subscription.billingKeyId()).chain(key -> {
                 if (key == null) {
                     throw ProblemException.unprocessable("the subscription's billing key was deleted; add one first");
                 }
                 String purpose = SubscriptionPayments.upgradePurpose(to.code());
-                return Charges.inFlight(subscription.id(), quote.period(), purpose).chain(inFlight -> {
-                    if (inFlight) {
+                return Charges.attempts(subscription.id(), firstAttempt.period(), purpose).chain(earlier -> {
+                    if (earlier.inFlight()) {
                         throw ProblemException.conflict("the upgrade to " + to.code() + " is being charged already");
                     }
+                    UpgradeQuote quote = firstAttempt.attempt(earlier.count() + 1);
                     Payment attempt = Payment.attempt(subscription.id(), quote.period(), purpose, quote.idempotencyKey(), quote.amount(), now);
                     return attempt.persistAndFlush()
                             .map(stored -> new PlanChange(subscription, charges.prepare(attempt, key, "Upgrade to " + to.name()), null));

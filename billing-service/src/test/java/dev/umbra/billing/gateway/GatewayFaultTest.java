@@ -52,4 +52,13 @@ class GatewayFaultTest {
         assertThat(GatewayFault.failedUncertain(404)).isFalse();
         assertThat(GatewayFault.failed(504).surelyNotArrived()).isFalse();
     }
+
+    @Test
+    void aTimeoutThatNamesTheChargesUriDoesNotCarryTheBillingKeyOn() {
+        GatewayFault fault = GatewayFault.of(new NoStackTraceTimeoutException(
+                "The timeout period of 5000ms has been exceeded while executing POST /v1/billing/bk_0123456789abcdef for server pg:443"));
+        assertThat(fault.getMessage()).doesNotContain("bk_0123456789abcdef").contains("POST /v1/billing/*** for server pg:443");
+        assertThat(new PaymentGatewayClient.ChargeRequest("bk_0123456789abcdef", "customer", "order-1", "key-1", 9_900, "PRO"))
+                .asString().doesNotContain("bk_0123456789abcdef").contains("order-1");
+    }
 }

@@ -63,7 +63,7 @@ class SubscriptionTest {
     @Test
     void opensPendingAndOnlyForAPaidPlan() {
         assertThat(pending().status()).isEqualTo(PENDING);
-        assertThat(pending().firstCharge()).isEqualTo(new RenewalStep.Charge(ID, 0, 1, "PRO", 9_900, "sub-" + ID + "-p0"));
+        assertThat(pending().firstCharge()).isEqualTo(new RenewalStep.Charge(ID, 0, 1, "PRO", 9_900, "sub-" + ID + "-p0-a1"));
         assertThatThrownBy(() -> Subscription.open(ID, GUILD, USER, KEY, FREE)).isInstanceOf(PlanChangeRejectedException.class);
     }
 
@@ -100,7 +100,7 @@ class SubscriptionTest {
         Subscription s = active();
         assertThat(s.renewalStep(PERIOD_END.minusSeconds(1))).isEqualTo(new RenewalStep.NotDue());
         RenewalStep.Charge charge = (RenewalStep.Charge) s.renewalStep(PERIOD_END);
-        assertThat(charge).isEqualTo(new RenewalStep.Charge(ID, 1, 1, "PRO", 9_900, "sub-" + ID + "-p1"));
+        assertThat(charge).isEqualTo(new RenewalStep.Charge(ID, 1, 1, "PRO", 9_900, "sub-" + ID + "-p1-a1"));
 
         Transition t = twice(s, x -> x.renewalSucceeded(1, ATTEMPT, PERIOD_END));
         assertThat(t.after().paidPeriod()).isEqualTo(new Period(1, PERIOD_END, Instant.parse("2027-01-01T00:00:00Z")));
@@ -115,7 +115,7 @@ class SubscriptionTest {
         assertThat(t.events()).containsExactly(new PaymentFailed(ID, ATTEMPT, 1));
         assertThat(t.after().renewalStep(PERIOD_END.plus(Duration.ofHours(24)).minusSeconds(1))).isEqualTo(new RenewalStep.NotDue());
         assertThat(t.after().renewalStep(PERIOD_END.plus(Duration.ofHours(24))))
-                .isEqualTo(new RenewalStep.Charge(ID, 1, 2, "PRO", 9_900, "sub-" + ID + "-p1"));
+                .isEqualTo(new RenewalStep.Charge(ID, 1, 2, "PRO", 9_900, "sub-" + ID + "-p1-a2"));
         assertThatThrownBy(() -> t.after().renewalFailed(1, 3, ATTEMPT, PERIOD_END, DUNNING)).isInstanceOf(IllegalTransitionException.class);
 
         Transition recovered = twice(t.after(), s -> s.renewalSucceeded(1, ATTEMPT, PERIOD_END.plus(Duration.ofHours(24))));
@@ -274,7 +274,7 @@ class SubscriptionTest {
                 .botBack(mark(PERIOD_END.plus(Duration.ofDays(2)))).after();
         assertThat(resumed.status()).isEqualTo(PAST_DUE);
         assertThat(resumed.renewalStep(PERIOD_END.plus(Duration.ofDays(2))))
-                .isEqualTo(new RenewalStep.Charge(ID, 1, 2, "PRO", 9_900, "sub-" + ID + "-p1"));
+                .isEqualTo(new RenewalStep.Charge(ID, 1, 2, "PRO", 9_900, "sub-" + ID + "-p1-a2"));
     }
 
     @Test
@@ -283,7 +283,7 @@ class SubscriptionTest {
         Instant back = Instant.parse("2027-02-10T00:00:00Z"); // inside period 3 (2027-02-01 .. 2027-03-01)
         Subscription resumed = suspended.botBack(mark(back)).after();
         assertThat(resumed.status()).isEqualTo(ACTIVE);
-        assertThat(resumed.renewalStep(back)).isEqualTo(new RenewalStep.Charge(ID, 3, 1, "PRO", 9_900, "sub-" + ID + "-p3"));
+        assertThat(resumed.renewalStep(back)).isEqualTo(new RenewalStep.Charge(ID, 3, 1, "PRO", 9_900, "sub-" + ID + "-p3-a1"));
         assertThat(resumed.renewalSucceeded(3, ATTEMPT, back).after().paidPeriod().end()).isEqualTo(Instant.parse("2027-03-01T00:00:00Z"));
     }
 
@@ -310,8 +310,10 @@ class SubscriptionTest {
     void upgradeChargesTheProratedDifferenceAndAppliesAtOnce() {
         Instant at = Instant.parse("2026-11-21T00:00:00Z");
         UpgradeQuote quote = active().quoteUpgrade(PREMIUM, at);
-        assertThat(quote).isEqualTo(new UpgradeQuote(ID, "PRO", "PREMIUM", 0, 3_333, "sub-" + ID + "-p0-up-PREMIUM"));
+        assertThat(quote).isEqualTo(new UpgradeQuote(ID, "PRO", "PREMIUM", 0, 3_333, "sub-" + ID + "-p0-up-PREMIUM-a1"));
         assertThat(active().quoteUpgrade(PREMIUM, at)).isEqualTo(quote);
+        // tried again after a failure: the same charge under a key of its own (a gateway answers a key once, for good)
+        assertThat(quote.attempt(2)).isEqualTo(new UpgradeQuote(ID, "PRO", "PREMIUM", 0, 3_333, "sub-" + ID + "-p0-up-PREMIUM-a2"));
 
         Transition t = twice(active(), s -> s.upgradeCharged(quote, at));
         assertThat(t.after().planCode()).isEqualTo("PREMIUM");

@@ -77,19 +77,27 @@ class PaymentGatewaySandboxTest {
     }
 
     @Test
-    void aDeclinedPaymentFreesItsIdempotencyKeyForANewAttemptAndAPaidOneDoesNot() throws Exception {
+    void aKeyGetsItsFirstAnswerAgainADeclineIncludedAndNothingElse() throws Exception {
         String billingKey = issueBillingKey("customer-5");
         sandbox.decline(1);
-        HttpResponse<String> declined = charge(billingKey, "customer-5", "order-1", "period-1", 9_900);
+        HttpResponse<String> declined = charge(billingKey, "customer-5", "order-1", "attempt-1", 9_900);
         assertThat(JSON.readTree(declined.body()).path("status").asText()).isEqualTo("ABORTED");
 
-        HttpResponse<String> retried = charge(billingKey, "customer-5", "order-2", "period-1", 9_900);
+        // as real gateways keep the first answer to a key: the same request again is the same declined payment
+        HttpResponse<String> again = charge(billingKey, "customer-5", "order-1", "attempt-1", 9_900);
+        assertThat(key(again)).isEqualTo(key(declined));
+        assertThat(JSON.readTree(again.body()).path("status").asText()).isEqualTo("ABORTED");
+        // the key for another order or amount is refused, and charges nothing
+        HttpResponse<String> reused = charge(billingKey, "customer-5", "order-2", "attempt-1", 9_900);
+        assertThat(reused.statusCode()).isEqualTo(422);
+        assertThat(JSON.readTree(reused.body()).path("code").asText()).isEqualTo("IDEMPOTENCY_KEY_REUSED");
+        assertThat(charge(billingKey, "customer-5", "order-1", "attempt-1", 4_900).statusCode()).isEqualTo(422);
+        // a new attempt has a key of its own
+        HttpResponse<String> retried = charge(billingKey, "customer-5", "order-2", "attempt-2", 9_900);
         assertThat(JSON.readTree(retried.body()).path("status").asText()).isEqualTo("DONE");
-        HttpResponse<String> repeated = charge(billingKey, "customer-5", "order-3", "period-1", 9_900);
-        assertThat(key(repeated)).isEqualTo(key(retried));
 
         assertThat(sandbox.charges()).extracting(PaymentGatewaySandbox.Charge::status).containsExactly(Status.ABORTED, Status.DONE);
-        assertThat(sandbox.charges()).extracting(PaymentGatewaySandbox.Charge::idempotencyKey).containsOnly("period-1");
+        assertThat(sandbox.charges()).extracting(PaymentGatewaySandbox.Charge::idempotencyKey).containsExactly("attempt-1", "attempt-2");
     }
 
     @Test
@@ -98,11 +106,11 @@ class PaymentGatewaySandboxTest {
         String healthy = issueBillingKey("customer-7");
         sandbox.declineCustomer("customer-6");
 
-        assertThat(JSON.readTree(charge(failing, "customer-6", "order-1", "p1", 500).body()).path("status").asText()).isEqualTo("ABORTED");
-        assertThat(JSON.readTree(charge(failing, "customer-6", "order-2", "p1", 500).body()).path("status").asText()).isEqualTo("ABORTED");
-        assertThat(JSON.readTree(charge(healthy, "customer-7", "order-3", "q1", 500).body()).path("status").asText()).isEqualTo("DONE");
+        assertThat(JSON.readTree(charge(failing, "customer-6", "order-1", "p1-a1", 500).body()).path("status").asText()).isEqualTo("ABORTED");
+        assertThat(JSON.readTree(charge(failing, "customer-6", "order-2", "p1-a2", 500).body()).path("status").asText()).isEqualTo("ABORTED");
+        assertThat(JSON.readTree(charge(healthy, "customer-7", "order-3", "q1-a1", 500).body()).path("status").asText()).isEqualTo("DONE");
         sandbox.recover();
-        assertThat(JSON.readTree(charge(failing, "customer-6", "order-4", "p1", 500).body()).path("status").asText()).isEqualTo("DONE");
+        assertThat(JSON.readTree(charge(failing, "customer-6", "order-4", "p1-a3", 500).body()).path("status").asText()).isEqualTo("DONE");
     }
 
     @Test

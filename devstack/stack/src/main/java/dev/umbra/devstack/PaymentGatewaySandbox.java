@@ -44,7 +44,7 @@ import javax.crypto.spec.SecretKeySpec;
  * A stand-in for a card payment gateway with recurring billing: issue a billing key from the auth key
  * of a card registration ({@code POST /v1/billing/authorizations/issue}), charge it
  * ({@code POST /v1/billing/{billingKey}}, honouring {@code Idempotency-Key} as real gateways do: the same key is
- * the same payment, unless that payment was declined, when the key takes a new attempt),
+ * the same payment and gets its answer again, a decline included; the key with another order or amount is refused),
  * look a payment up by its key ({@code GET /v1/payments/{paymentKey}}), list the payments of an order
  * ({@code GET /v1/payments?orderId=}) and cancel one, whole or in part ({@code POST /v1/payments/{paymentKey}/cancel
  * {cancelReason, cancelAmount?}}, honouring {@code Idempotency-Key}: the same key on the same payment is the same cancel;
@@ -435,8 +435,12 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         }
         boolean declined = faults.declinedCustomers.contains(customerKey);
         Charge charge = idempotencyKey == null ? create(billingKey, null, orderId, amount, declined)
-                : charges.get(paymentsByIdempotencyKey.compute(idempotencyKey, (key, earlier) -> earlier != null && !failed(earlier)
-                        ? earlier : create(billingKey, key, orderId, amount, declined).paymentKey()));
+                : charges.get(paymentsByIdempotencyKey.computeIfAbsent(idempotencyKey,
+                        key -> create(billingKey, key, orderId, amount, declined).paymentKey()));
+        if (!charge.orderId().equals(orderId) || charge.amount() != amount) {
+            respond(exchange, 422, error("IDEMPOTENCY_KEY_REUSED", "the Idempotency-Key was used for another order or amount"));
+            return;
+        }
         if (faults.take(faults.resets)) {
             front.reset(exchange.getRemoteAddress().getPort());
             exchange.close();
@@ -450,15 +454,6 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         } catch (IOException e) {
             // the client gave up waiting: the charge stands, as with a real gateway
         }
-    }
-
-    /**
-     * An idempotency key whose payment the issuer declined names no money taken: like real gateways, the
-     * sandbox takes a new attempt under it (dunning retries a period's charge with the same key).
-     */
-    private boolean failed(String paymentKey) {
-        Charge earlier = charges.get(paymentKey);
-        return earlier != null && earlier.status() == Status.ABORTED;
     }
 
     private Charge create(String billingKey, String idempotencyKey, String orderId, long amount, boolean declined) {

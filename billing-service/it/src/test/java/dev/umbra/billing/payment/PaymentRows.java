@@ -38,7 +38,7 @@ public final class PaymentRows {
                 insert into payment (id, subscription_id, period, purpose, order_id, idempotency_key, amount, status, external_payment_key,
                                      attempted_at, created_at)
                 values (?, ?, 0, 'PERIOD', ?, ?, ?, 'IN_PROGRESS', ?, ?, ?)""",
-                payment, subscription, orderId, "sub-" + subscription + "-p0", amount, paymentKey, at, at);
+                payment, subscription, orderId, "sub-" + subscription + "-p0-a1", amount, paymentKey, at, at);
         return new FirstCharge(subscription, payment, orderId, amount);
     }
 }

@@ -6,6 +6,7 @@ import static dev.umbra.billing.BillingFixtures.ofAggregate;
 import static dev.umbra.billing.BillingFixtures.subscribe;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.notNullValue;
 
@@ -15,11 +16,16 @@ import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
+import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.BotKicked;
 import dev.umbra.platform.workqueue.WorkItem;
 import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InboxProbe;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
@@ -29,6 +35,7 @@ import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +65,9 @@ class RenewalsIT extends PayingUserTest {
     @Inject
     MovableClock clock;
 
+    @InjectDevstack
+    InboxProbe inbox;
+
     @Test
     void fourFailedRenewalsOneIntervalApartCancelWithExactlyTheseEvents() throws Throwable {
         UUID id = active();
@@ -80,10 +90,10 @@ class RenewalsIT extends PayingUserTest {
 
         List<Charge> charges = chargesOf(id);
         assertThat(charges).hasSize(5);
-        assertThat(charges.subList(1, 5)).allSatisfy(charge -> {
-            assertThat(charge.status()).isEqualTo(Status.ABORTED);
-            assertThat(charge.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(id, 1));
-        });
+        assertThat(charges.subList(1, 5)).allSatisfy(charge -> assertThat(charge.status()).isEqualTo(Status.ABORTED));
+        // each retry is an attempt of its own at the gateway: a key is answered once and for good, a decline included
+        assertThat(charges.subList(1, 5)).extracting(Charge::idempotencyKey).containsExactly(ChargeKeys.periodCharge(id, 1, 1),
+                ChargeKeys.periodCharge(id, 1, 2), ChargeKeys.periodCharge(id, 1, 3), ChargeKeys.periodCharge(id, 1, 4));
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
             await().atMost(WAIT).until(() -> eventTypes(topic, id.toString()).size() >= 5);
             assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted", "PaymentFailed", "PaymentFailed",
@@ -101,6 +111,41 @@ class RenewalsIT extends PayingUserTest {
     }
 
     @Test
+    void aRenewalDeclinedOnceIsChargedAnewOneIntervalLater() throws Throwable {
+        UUID id = active();
+        // this test's user only: earlier tests' subscriptions fall due under the moved clock too
+        gateway.declineCustomer(user.toString());
+        clock.advance(Duration.ofDays(32));
+        drain();
+        assertThat(db.text("select status from subscription where id = ?", id)).isEqualTo("PAST_DUE");
+
+        gateway.recover();
+        clock.advance(Duration.ofHours(24));
+        drain();
+        assertThat(db.text("select status || ':' || paid_through from subscription where id = ?", id)).isEqualTo("ACTIVE:1");
+        assertThat(chargesOf(id).subList(1, 3)).extracting(Charge::idempotencyKey, Charge::status).containsExactly(
+                tuple(ChargeKeys.periodCharge(id, 1, 1), Status.ABORTED), tuple(ChargeKeys.periodCharge(id, 1, 2), Status.DONE));
+    }
+
+    @Test
+    void aRenewalThatFoundItsSubscriptionSuspendedIsDoneOnceTheGuildIsBackInTheSamePeriod() throws Throwable {
+        String guild = Snowflakes.random();
+        UUID id = active(guild);
+        clock.advance(Duration.ofDays(32));
+        VertxContextSupport.subscribeAndAwait(() -> renewals.scan());
+        // the bot is kicked between the scan and the worker: the worker finds nothing to charge and finishes its item
+        inbox.awaitProcessed(OutboxRecords.publish(new BotKicked(guild), Instant.now()));
+        drain();
+        assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isZero();
+
+        // back within the same period, the same step is due again: a finished item of the old scan must not keep it out
+        inbox.awaitProcessed(OutboxRecords.publish(new BotInstalled(guild, Snowflakes.random()), Instant.now()));
+        drain();
+        assertThat(db.text("select status || ':' || paid_through from subscription where id = ?", id)).isEqualTo("ACTIVE:1");
+        assertThat(chargesOf(id)).hasSize(2);
+    }
+
+    @Test
     void aPaidRenewalStartsTheNextPeriodAndAnExpiringOneEndsWithoutCharge() throws Throwable {
         UUID renewed = active();
         UUID ending = active();
@@ -111,7 +156,7 @@ class RenewalsIT extends PayingUserTest {
 
         assertThat(db.text("select status || ':' || paid_through from subscription where id = ?", renewed)).isEqualTo("ACTIVE:1");
         assertThat(db.text("select status from subscription where id = ?", ending)).isEqualTo("CANCELED");
-        assertThat(chargesOf(renewed)).hasSize(2).last().satisfies(c -> assertThat(c.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(renewed, 1)));
+        assertThat(chargesOf(renewed)).hasSize(2).last().satisfies(c -> assertThat(c.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(renewed, 1, 1)));
         assertThat(chargesOf(ending)).hasSize(1);
         // one invoice per paid period, the renewal's for the period that follows the first
         List<Map<String, Object>> invoices = invoicesOf(renewed);
@@ -165,7 +210,7 @@ class RenewalsIT extends PayingUserTest {
 
         for (UUID id : subscriptions) {
             List<Charge> renewalCharges = chargesOf(id).stream()
-                    .filter(c -> c.idempotencyKey().equals(ChargeKeys.periodCharge(id, 1))).toList();
+                    .filter(c -> c.idempotencyKey().equals(ChargeKeys.periodCharge(id, 1, 1))).toList();
             assertThat(renewalCharges).as("charges of period 1 of %s", id).hasSize(1);
             assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isOne();
         }
@@ -184,8 +229,8 @@ class RenewalsIT extends PayingUserTest {
         // every time while their renewals are in flight, and never the other three
         VertxContextSupport.subscribeAndAwait(() -> renewals.scan());
 
-        assertThat(db.count("select count(*) from work_item where queue = ? and item_key = any(string_to_array(?, ','))", Renewals.QUEUE,
-                String.join(",", subscriptions.stream().map(id -> id + ":p1:a1").toList()))).isEqualTo(5);
+        assertThat(db.count("select count(*) from work_item where queue = ? and split_part(item_key, ':v', 1) = any(string_to_array(?, ','))",
+                Renewals.QUEUE, String.join(",", subscriptions.stream().map(id -> id + ":p1:a1").toList()))).isEqualTo(5);
         drain();
         assertThat(subscriptions).allSatisfy(id -> assertThat(db.text("select paid_through from subscription where id = ?", id)).isEqualTo("1"));
     }
@@ -210,7 +255,11 @@ class RenewalsIT extends PayingUserTest {
     }
 
     private UUID active() {
-        return UUID.fromString(subscribe(user, Snowflakes.random(), "PRO", key).then().statusCode(201).extract().path("id"));
+        return active(Snowflakes.random());
+    }
+
+    private UUID active(String guild) {
+        return UUID.fromString(subscribe(user, guild, "PRO", key).then().statusCode(201).extract().path("id"));
     }
 
     /** Scans and runs rounds until nothing is due: every due step of every subscription done. */

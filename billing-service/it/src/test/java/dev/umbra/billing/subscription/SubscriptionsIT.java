@@ -5,6 +5,7 @@ import static dev.umbra.billing.BillingFixtures.ofAggregate;
 import static dev.umbra.billing.BillingFixtures.subscribe;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
@@ -18,6 +19,7 @@ import dev.umbra.billing.billingkey.GatewayBillingKey;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.payment.PaymentOutcomes;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
+import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
@@ -80,7 +82,7 @@ class SubscriptionsIT extends PayingUserTest {
 
         assertThat(chargesOf(id)).singleElement().satisfies(charge -> {
             assertThat(charge.amount()).isEqualTo(9_900);
-            assertThat(charge.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(id, 0));
+            assertThat(charge.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(id, 0, 1));
             assertThat(charge.status()).isEqualTo(PaymentGatewaySandbox.Status.DONE);
         });
         assertThat(db.text("select status || ':' || paid_amount from payment where subscription_id = ?", id)).isEqualTo("SUCCEEDED:9900");
@@ -248,7 +250,7 @@ class SubscriptionsIT extends PayingUserTest {
         given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PREMIUM\"}")
                 .when().put("/subscriptions/{id}/plan", id).then().statusCode(200).body("planCode", equalTo("PREMIUM"));
         Charge upgrade = chargesOf(id).get(1);
-        assertThat(upgrade.idempotencyKey()).isEqualTo(ChargeKeys.upgradeCharge(id, 0, "PREMIUM"));
+        assertThat(upgrade.idempotencyKey()).isEqualTo(ChargeKeys.upgradeCharge(id, 0, "PREMIUM", 1));
         assertThat(upgrade.amount()).isBetween(1L, 10_000L);
         assertThat(db.text("select purpose || ':' || status from payment where subscription_id = ? and period = 0 and purpose <> 'PERIOD'", id))
                 .isEqualTo("UPGRADE_PREMIUM:SUCCEEDED");
@@ -266,6 +268,23 @@ class SubscriptionsIT extends PayingUserTest {
             assertThat(Instant.parse(payload(ofAggregate(topic, id.toString()).get(2)).path("effective_at").asText()))
                     .isEqualTo(Instant.parse(periodEnd));
         }
+    }
+
+    @Test
+    void anUpgradeDeclinedOnceIsChargedAnewWhenTheUserTriesAgain() {
+        UUID id = active("PRO");
+        gateway.decline(1);
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PREMIUM\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(402).contentType("application/problem+json");
+        // a gateway answers a key once and for good, a decline included: the second try is an attempt with a key of its own
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PREMIUM\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(200).body("planCode", equalTo("PREMIUM"));
+
+        assertThat(chargesOf(id).subList(1, 3)).extracting(Charge::idempotencyKey, Charge::status).containsExactly(
+                tuple(ChargeKeys.upgradeCharge(id, 0, "PREMIUM", 1), Status.ABORTED),
+                tuple(ChargeKeys.upgradeCharge(id, 0, "PREMIUM", 2), Status.DONE));
+        assertThat(db.text("select string_agg(status, ',' order by attempted_at) from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", id))
+                .isEqualTo("FAILED,SUCCEEDED");
     }
 
     @Test
@@ -297,7 +316,7 @@ class SubscriptionsIT extends PayingUserTest {
 
         // one charges; the others find it in flight (409) or done (422: PREMIUM is not below PREMIUM)
         assertThat(statuses).containsOnlyOnce(200).allMatch(status -> status == 200 || status == 409 || status == 422);
-        assertThat(chargesOf(id).stream().filter(c -> c.idempotencyKey().equals(ChargeKeys.upgradeCharge(id, 0, "PREMIUM")))).hasSize(1);
+        assertThat(chargesOf(id).stream().filter(c -> c.idempotencyKey().equals(ChargeKeys.upgradeCharge(id, 0, "PREMIUM", 1)))).hasSize(1);
         assertThat(db.count("select count(*) from payment where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'", id)).isOne();
     }
 

@@ -67,7 +67,7 @@ class SubscriptionsUnderGatewayFaultsIT extends PayingUserTest {
 
     private static final int OPERATIONS = 320;
     private static final long DEFAULT_SEED = 2158765178299L;
-    private static final Pattern KEY = Pattern.compile("sub-([0-9a-f-]{36})-p(\\d+)(-up-[A-Z]+)?");
+    private static final Pattern KEY = Pattern.compile("sub-([0-9a-f-]{36})-p(\\d+)(-up-[A-Z]+)?-a(\\d+)");
     private static final Duration STUCK = Duration.ofSeconds(90);
     private static final Set<Integer> ANSWERS = Set.of(200, 201, 202, 402, 409, 422, 502, 503);
 
