@@ -10,6 +10,7 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.util.TypeLiteral;
+import jakarta.ws.rs.WebApplicationException;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
@@ -54,8 +55,21 @@ public class DiscordMessenger {
                 })
                 .withTimeout().duration(4, ChronoUnit.SECONDS).done()
                 .withCircuitBreaker().name(CIRCUIT).requestVolumeThreshold(4).failureRatio(0.5)
-                .delay(delay.toMillis(), ChronoUnit.MILLIS).successThreshold(1).done()
+                .delay(delay.toMillis(), ChronoUnit.MILLIS).successThreshold(1).when(DiscordMessenger::discordAway).done()
                 .build();
+    }
+
+    /**
+     * What the circuit counts: Discord not answering in time, not reachable, failing (5xx) or rate-limiting us
+     * (429). A refusal of one message (a 403 for a user who takes no DMs, a 404) is that message's answer: it
+     * must not stop every other owner's messages.
+     */
+    static boolean discordAway(Throwable error) {
+        if (error instanceof WebApplicationException answered && answered.getResponse() != null) {
+            int status = answered.getResponse().getStatus();
+            return status == 429 || status >= 500;
+        }
+        return true;
     }
 
     /**

@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.smallrye.faulttolerance.api.CircuitBreakerState;
+import jakarta.ws.rs.WebApplicationException;
+import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.function.Consumer;
+import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 /** When the dispatcher may claim messages, whatever the breaker's own timer does. */
@@ -20,6 +23,19 @@ class DiscordMessengerTest {
     private final Circuit circuit = new Circuit();
     private final MovingClock clock = new MovingClock();
     private final DiscordMessenger messenger = new DiscordMessenger(null, null, circuit, DELAY, clock);
+
+    @Test
+    void theCircuitCountsDiscordAwayNotAMessageItRefuses() {
+        assertThat(DiscordMessenger.discordAway(new WebApplicationException(503))).isTrue();
+        assertThat(DiscordMessenger.discordAway(new WebApplicationException(500))).isTrue();
+        assertThat(DiscordMessenger.discordAway(new WebApplicationException(429))).isTrue();
+        assertThat(DiscordMessenger.discordAway(new TimeoutException())).isTrue();
+        assertThat(DiscordMessenger.discordAway(new ConnectException("Connection refused"))).isTrue();
+        // a user who takes no DMs, a channel gone: that message's answer, not Discord's state
+        assertThat(DiscordMessenger.discordAway(new WebApplicationException(403))).isFalse();
+        assertThat(DiscordMessenger.discordAway(new WebApplicationException(404))).isFalse();
+        assertThat(DiscordMessenger.discordAway(new WebApplicationException(400))).isFalse();
+    }
 
     @Test
     void discordIsPresumedUpBeforeItsCircuitExistsAndWhileItIsNotOpen() {

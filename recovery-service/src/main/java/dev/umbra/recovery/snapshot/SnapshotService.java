@@ -28,7 +28,12 @@ import java.util.UUID;
 public class SnapshotService {
 
     private static final String NEWEST_FIRST = "select id from snapshot where guild_id = $1 order by created_at desc, id desc";
-    private static final String IN_USE = "select snapshot_id from restore_job where guild_id = $1 and status in ('QUEUED', 'RUNNING')";
+    /** What a restore under way still reads: the snapshot it restores, and the one it took of the guild before its first change. */
+    private static final String IN_USE = """
+            select snapshot_id from restore_job where guild_id = $1 and status in ('QUEUED', 'RUNNING')
+            union
+            select pre_restore_snapshot_id from restore_job where guild_id = $1 and status in ('QUEUED', 'RUNNING')
+              and pre_restore_snapshot_id is not null""";
     private static final String DELETE = "delete from snapshot where id in (:ids)";
     private static final String DELETED_GUILD = "select count(*) from deleted_guild where guild_id = $1";
 

@@ -29,11 +29,15 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -61,6 +65,9 @@ class NotificationsIT {
 
     @Inject
     WorkQueues queues;
+
+    @Inject
+    CircuitBreakerMaintenance circuits;
 
     @ConfigProperty(name = "umbra.work-queue.discord-dm.max-attempts")
     int maxAttempts;
@@ -170,6 +177,34 @@ class NotificationsIT {
         given().auth().oauth2(Tokens.admin()).when().post("/admin/notifications/{id}/retry", UUID.randomUUID())
                 .then().statusCode(404).contentType("application/problem+json");
         given().auth().oauth2(Tokens.bot()).when().get("/admin/notifications/dead-letters").then().statusCode(403);
+    }
+
+    @Test
+    void messagesDiscordRefusesDoNotOpenTheCircuitForEveryoneElses() {
+        discord.reject(-1);
+        List<UUID> refused = List.of(OutboxRecords.publish(new AntiNukeActioned(guildId, List.of("refused 1")), Instant.now()),
+                OutboxRecords.publish(new AntiNukeActioned(guildId, List.of("refused 2")), Instant.now()));
+
+        // twice max-attempts refusals in a row: were they counted, the breaker (four calls, half failing) would open
+        Set<CircuitBreakerState> seen = EnumSet.noneOf(CircuitBreakerState.class);
+        await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(20)).until(() -> {
+            seen.add(circuitState());
+            return refused.stream().allMatch(id -> "dead".equals(status(id)));
+        });
+        assertThat(seen).doesNotContain(CircuitBreakerState.OPEN);
+
+        discord.recover();
+        UUID next = OutboxRecords.publish(new AntiNukeActioned(guildId, List.of("delivered")), Instant.now());
+        await().atMost(TIMEOUT).until(() -> "done".equals(status(next)));
+        assertThat(discord.deliveredTo(owner)).extracting(DiscordSandbox.Delivered::content).containsExactly("Anti-nuke acted on your server: delivered");
+    }
+
+    private CircuitBreakerState circuitState() {
+        try {
+            return circuits.currentState(DiscordMessenger.CIRCUIT);
+        } catch (IllegalArgumentException notCalledYet) {
+            return CircuitBreakerState.CLOSED;
+        }
     }
 
     @Test

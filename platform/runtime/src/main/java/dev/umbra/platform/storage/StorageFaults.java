@@ -26,13 +26,22 @@ public final class StorageFaults {
             "57P02", // crash_shutdown
             "57P03", // cannot_connect_now: starting up or shutting down
             "53300", // too_many_connections
-            "25P03"); // idle_in_transaction_session_timeout
+            "25P03", // idle_in_transaction_session_timeout
+            "57P05", // idle_session_timeout
+            "25006"); // read_only_sql_transaction: a write that reached a standby, as during a failover
+
+    /**
+     * Classes of SQL states that pass with the infrastructure, whatever the event or request: insufficient
+     * resources (53: disk full, out of memory, a configuration limit), system errors outside PostgreSQL
+     * (58: I/O), and the server refusing our credentials (28: a password being rotated). Never the data's fault.
+     */
+    private static final Set<String> TRANSIENT_CLASSES = Set.of("53", "58", "28");
 
     /**
      * SQL states of a database that is there but busy, or of a transaction that lost to another one:
      * transient, but no sign that the database is away.
      */
-    private static final Set<String> BUSY_OR_CONTENDED_STATES = Set.of("40001", "40P01", "55P03", "57014", "53300", "25P03");
+    private static final Set<String> BUSY_OR_CONTENDED_STATES = Set.of("40001", "40P01", "55P03", "57014", "25P03", "57P05");
 
     /** SQL states the server answers before it runs anything of ours. */
     private static final Set<String> REFUSED_STATES = Set.of("57P03", "53300");
@@ -72,7 +81,7 @@ public final class StorageFaults {
                 return true;
             }
             String state = sqlState(cause);
-            if (state != null && (TRANSIENT_STATES.contains(state) || state.startsWith("08"))) {
+            if (state != null && (TRANSIENT_STATES.contains(state) || state.startsWith("08") || TRANSIENT_CLASSES.contains(state.substring(0, Math.min(2, state.length()))))) {
                 return true;
             }
             if ((cause instanceof io.vertx.core.VertxException || vertxWithoutStackTrace(cause)) && lostConnection(cause.getMessage())
@@ -97,7 +106,7 @@ public final class StorageFaults {
         for (Throwable cause : chain(error)) {
             String state = sqlState(cause);
             if (poolExhausted(cause) || cause instanceof BulkheadException
-                    || state != null && BUSY_OR_CONTENDED_STATES.contains(state)) {
+                    || state != null && (BUSY_OR_CONTENDED_STATES.contains(state) || state.startsWith("53"))) {
                 return false;
             }
         }

@@ -45,6 +45,22 @@ class StorageFaultsTest {
     }
 
     @Test
+    void faults_of_the_infrastructure_that_no_event_causes_are_transient_so_the_inbox_never_dead_letters_for_them() {
+        // a write on a standby during a failover, a full disk, memory, I/O, credentials being rotated, an idle session ended
+        for (String state : new String[] {"25006", "53100", "53200", "53400", "58030", "28P01", "28000", "57P05"}) {
+            assertThat(StorageFaults.isTransient(new PgException("infrastructure", "ERROR", state, null))).as(state).isTrue();
+        }
+        assertThat(StorageFaults.databaseAway(new PgException("cannot execute INSERT in a read-only transaction", "ERROR", "25006", null)))
+                .as("the primary is gone").isTrue();
+        assertThat(StorageFaults.databaseAway(new PgException("could not extend file: No space left on device", "ERROR", "53100", null)))
+                .as("there, but out of a resource").isFalse();
+        // the data's own faults stay permanent
+        for (String state : new String[] {"23502", "23503", "22001", "42P01", "XX000"}) {
+            assertThat(StorageFaults.isTransient(new PgException("data", "ERROR", state, null))).as(state).isFalse();
+        }
+    }
+
+    @Test
     void a_server_starting_up_refuses_before_running_anything() {
         assertThat(StorageFaults.surelyNotExecuted(new PgException("the database system is starting up", "FATAL", "57P03", null)))
                 .isTrue();

@@ -164,6 +164,24 @@ class RestoresIT {
     }
 
     @Test
+    void aSnapshotTakenWhileARestoreWaitsOutAnOutageLeavesTheRestoresOwnSnapshotsAlone() {
+        // FREE keeps one snapshot; the restore reads its target and the PRE_RESTORE snapshot it took until it is over
+        discord.failAfter(5, -1);
+        UUID job = restore(guild, snapshot);
+        await().atMost(WAIT).until(() -> db.count("select attempts from work_item where queue = 'restore-job' and item_key = ?",
+                job.toString()) > 0);
+        UUID pre = UUID.fromString(db.text("select pre_restore_snapshot_id from restore_job where id = ?", job));
+
+        UUID newer = takeSnapshot(guild, nuked(guild, saved));
+        assertThat(db.count("select count(*) from snapshot where id = any(string_to_array(?, ',')::uuid[])",
+                String.join(",", snapshot.toString(), pre.toString(), newer.toString()))).isEqualTo(3);
+
+        discord.recover();
+        assertThat(awaitFinished(guild, job).getString("status")).isEqualTo("COMPLETED");
+        assertRestored();
+    }
+
+    @Test
     void theFreePlanAllowsOneRestoreADay() {
         assertThat(awaitFinished(guild, restore(guild, snapshot)).getString("status")).isEqualTo("COMPLETED");
         requestRestore(guild, snapshot).then().statusCode(429).contentType("application/problem+json");
