@@ -79,7 +79,23 @@ public final class LicenseRules {
         if (!follows(license, subscriptionId, at)) {
             return license;
         }
-        return license.withPaid(null, subscriptionId, null, false, null, null).withSubscriptionEvent(at);
+        return ended(license, subscriptionId, at);
+    }
+
+    /**
+     * The user canceled the subscription. Now: the license ends now, back to FREE. At the end of the
+     * period: nothing changes before it, the paid plan runs to its expiry.
+     */
+    public static LicenseState subscriptionCanceled(LicenseState license, UUID subscriptionId, boolean atPeriodEnd, StreamMark at) {
+        if (!follows(license, subscriptionId, at)) {
+            return license;
+        }
+        return atPeriodEnd ? license.withSubscriptionEvent(at) : ended(license, subscriptionId, at);
+    }
+
+    /** The subscription is over: FREE at once, and billing's suspension of it goes with it (a kicked bot still suspends the license on its own). */
+    private static LicenseState ended(LicenseState license, UUID subscriptionId, StreamMark at) {
+        return license.withPaid(null, subscriptionId, null, false, null, null).withSubscriptionSuspension(null, null).withSubscriptionEvent(at);
     }
 
     /** Billing suspended the subscription (the bot was kicked, the billing key deleted…); a second suspension changes nothing. */

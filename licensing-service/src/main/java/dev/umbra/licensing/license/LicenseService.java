@@ -9,6 +9,7 @@ import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
+import dev.umbra.events.billing.SubscriptionCanceled;
 import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
@@ -109,6 +110,12 @@ public class LicenseService {
         StreamMark at = StreamMark.of(envelope);
         return changeForSubscription(event.subscriptionId(), envelope, license ->
                 LicenseRules.paymentFailedFinal(license, event.subscriptionId(), at));
+    }
+
+    Uni<Void> onSubscriptionCanceled(SubscriptionCanceled event, EventEnvelope envelope) {
+        StreamMark at = StreamMark.of(envelope);
+        return changeForSubscription(event.subscriptionId(), envelope, license ->
+                LicenseRules.subscriptionCanceled(license, event.subscriptionId(), event.cancelAtPeriodEnd(), at));
     }
 
     Uni<Void> onSubscriptionSuspended(SubscriptionSuspended event, EventEnvelope envelope) {

@@ -4,6 +4,7 @@ import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.billing.PlanUpgraded;
+import dev.umbra.events.billing.SubscriptionCanceled;
 import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
@@ -35,6 +36,7 @@ public class SubscriptionEventsConsumer {
                 .on(SubscriptionStarted.class, licenses::onSubscriptionStarted)
                 .on(PaymentSucceeded.class, licenses::onPaymentSucceeded)
                 .on(PaymentFailedFinal.class, licenses::onPaymentFailedFinal)
+                .on(SubscriptionCanceled.class, licenses::onSubscriptionCanceled)
                 .on(SubscriptionSuspended.class, licenses::onSubscriptionSuspended)
                 .on(SubscriptionResumed.class, licenses::onSubscriptionResumed)
                 .on(PlanUpgraded.class, licenses::onPlanUpgraded)

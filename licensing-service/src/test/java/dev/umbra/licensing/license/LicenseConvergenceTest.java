@@ -55,11 +55,14 @@ class LicenseConvergenceTest {
         Step suspended = at("SubscriptionSuspended", l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BOT_KICKED", mark(T.plus(Duration.ofDays(2)).plusSeconds(1))));
         Step reinstalled = at("BotInstalled again", l -> LicenseRules.botInstalled(l, GUILD, mark(T.plus(Duration.ofDays(3)))));
         Step resumed = at("SubscriptionResumed", l -> LicenseRules.subscriptionResumed(l, SUBSCRIPTION, mark(T.plus(Duration.ofDays(3)).plusSeconds(1))));
+        Step canceledNow = at("SubscriptionCanceled now", l -> LicenseRules.subscriptionCanceled(l, SUBSCRIPTION, false, mark(T.plus(Duration.ofDays(2)).plusSeconds(5))));
         return List.of(
                 new Flow("1 first subscription", List.of(installed), List.of(started, renewed)),
                 new Flow("2 dunning", List.of(installed), List.of(started, renewed, finalFailure)),
                 new Flow("3 bot kicked", List.of(installed, kicked), List.of(started, renewed, suspended)),
-                new Flow("3b bot kicked and installed again", List.of(installed, kicked, reinstalled), List.of(started, renewed, suspended, resumed)));
+                new Flow("3b bot kicked and installed again", List.of(installed, kicked, reinstalled), List.of(started, renewed, suspended, resumed)),
+                new Flow("3c bot kicked, subscription canceled, installed again", List.of(installed, kicked, reinstalled),
+                        List.of(started, renewed, suspended, canceledNow)));
     }
 
     @ParameterizedTest

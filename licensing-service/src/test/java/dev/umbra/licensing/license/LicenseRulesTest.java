@@ -121,6 +121,29 @@ class LicenseRulesTest {
     }
 
     @Test
+    void aSubscriptionCanceledNowEndsThePaidPlanAtOnceAndOneCanceledAtPeriodEndDoesNot() {
+        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.subscriptionCanceled(l, SUBSCRIPTION, false, mark(T0.plusSeconds(20))));
+        assertThat(events).singleElement().isInstanceOfSatisfying(LicenseDowngraded.class, e -> {
+            assertThat(e.oldPlan()).isEqualTo("PRO");
+            assertThat(e.newPlan()).isEqualTo("FREE");
+        });
+        assertThat(LicenseChanges.between(pro(), LicenseRules.subscriptionCanceled(pro(), SUBSCRIPTION, true, mark(T0.plusSeconds(20)))))
+                .isEmpty();
+    }
+
+    @Test
+    void aSubscriptionThatEndsWhileBillingSuspendsItLeavesNoSuspensionBehindOnceTheBotIsBack() {
+        LicenseState kicked = LicenseRules.botKicked(pro(), mark(T0.plusSeconds(20)));
+        LicenseState suspended = LicenseRules.subscriptionSuspended(kicked, SUBSCRIPTION, "BOT_KICKED", mark(T0.plusSeconds(21)));
+        for (LicenseState ended : List.of(LicenseRules.subscriptionCanceled(suspended, SUBSCRIPTION, false, mark(T0.plusSeconds(30))),
+                LicenseRules.paymentFailedFinal(suspended, SUBSCRIPTION, mark(T0.plusSeconds(30))))) {
+            LicenseState back = LicenseRules.botInstalled(ended, GUILD, mark(T0.plusSeconds(40)));
+            assertThat(back.status()).isEqualTo(LicenseStatus.ACTIVE);
+            assertThat(back.plan()).isEqualTo(Plan.FREE);
+        }
+    }
+
+    @Test
     void eventsOfAnotherSubscriptionChangeNothing() {
         LicenseState pro = pro();
         assertThat(LicenseRules.paymentFailedFinal(pro, UUID.randomUUID(), mark(T0.plusSeconds(20)))).isEqualTo(pro);

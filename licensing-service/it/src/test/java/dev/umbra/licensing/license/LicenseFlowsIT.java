@@ -11,6 +11,7 @@ import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
+import dev.umbra.events.billing.SubscriptionCanceled;
 import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.billing.SubscriptionSuspended;
@@ -109,6 +110,31 @@ class LicenseFlowsIT {
         assertThat(license.getString("plan")).isEqualTo("FREE");
         assertThat(license.getString("status")).isEqualTo("ACTIVE");
         assertThat(license.getString("expiresAt")).isNull();
+    }
+
+    @Test
+    void aSubscriptionCanceledNowEndsThePaidPlanAndOneCanceledWhileTheBotWasKickedLeavesNoSuspensionOnceItIsBack() {
+        String canceledNow = Snowflakes.random();
+        UUID subscription = UUID.randomUUID();
+        apply(List.of(new Timed(new BotInstalled(canceledNow, "223456789012345678"), T)), List.of(
+                new Timed(new SubscriptionStarted(subscription, canceledNow, "PRO", PERIOD_END), T.plusSeconds(60)),
+                new Timed(new SubscriptionCanceled(subscription, false), T.plus(Duration.ofDays(3)))));
+        JsonPath license = license(canceledNow);
+        assertThat(license.getString("plan")).isEqualTo("FREE");
+        assertThat(license.getString("status")).isEqualTo("ACTIVE");
+
+        // kicked (billing suspends the subscription too), canceled while kicked, then the bot is back
+        String kicked = Snowflakes.random();
+        UUID kickedSubscription = UUID.randomUUID();
+        apply(List.of(new Timed(new BotInstalled(kicked, "223456789012345678"), T), new Timed(new BotKicked(kicked), T.plus(Duration.ofDays(2))),
+                new Timed(new BotInstalled(kicked, "223456789012345678"), T.plus(Duration.ofDays(4)))), List.of(
+                new Timed(new SubscriptionStarted(kickedSubscription, kicked, "PRO", PERIOD_END), T.plusSeconds(60)),
+                new Timed(new SubscriptionSuspended(kickedSubscription, "BOT_KICKED"), T.plus(Duration.ofDays(2)).plusSeconds(1)),
+                new Timed(new SubscriptionCanceled(kickedSubscription, false), T.plus(Duration.ofDays(3)))));
+        license = license(kicked);
+        assertThat(license.getString("plan")).isEqualTo("FREE");
+        assertThat(license.getString("status")).isEqualTo("ACTIVE");
+        assertThat(license.getString("suspensionReason")).isNull();
     }
 
     @Test
