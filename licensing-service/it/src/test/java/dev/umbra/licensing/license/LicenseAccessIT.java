@@ -11,6 +11,7 @@ import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.InboxProbe;
 import dev.umbra.testing.InjectDevstack;
+import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Metrics;
 import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
@@ -114,6 +115,28 @@ class LicenseAccessIT {
                 .isEqualTo(owner);
         readAs(Tokens.user(owner), guildId).then().statusCode(200);
         readAs(Tokens.user(installer), guildId).then().statusCode(403);
+    }
+
+    /**
+     * Two guild-service replicas whose clocks disagree: the later change in the guild's stream (its outbox's
+     * sequence) stamped with the earlier time, and read first. The stream's order decides, not the clocks.
+     */
+    @Test
+    void theOwnerFollowsTheGuildsStreamNotTheClocksThatStampedIt() {
+        String guildId = Snowflakes.random();
+        String installer = Snowflakes.random();
+        String second = Snowflakes.random();
+        String third = Snowflakes.random();
+        Instant now = Instant.now();
+        KafkaProbe.produceAll(List.of(
+                OutboxRecords.record(new BotInstalled(guildId, installer), UUID.randomUUID(), now.minusSeconds(60), 1),
+                OutboxRecords.record(new GuildOwnerChanged(guildId, second, third), UUID.randomUUID(), now.minusSeconds(30), 3),
+                OutboxRecords.record(new GuildOwnerChanged(guildId, installer, second), UUID.randomUUID(), now.minusSeconds(20), 2)));
+        UUID marker = OutboxRecords.publish(new BotInstalled(guildId, Snowflakes.random()), now);
+        inbox.awaitProcessed(marker);
+
+        readAs(Tokens.user(third), guildId).then().statusCode(200);
+        readAs(Tokens.user(second), guildId).then().statusCode(403);
     }
 
     /** Many guilds at once, across partitions: each ends with its own owner and nobody else's. */
