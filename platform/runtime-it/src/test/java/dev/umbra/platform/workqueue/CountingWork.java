@@ -7,11 +7,13 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The work of {@link WorkQueueDrainIT}'s queue: each try takes a moment, so tries of one round overlap; keys starting with "refused" fail. */
+/** The work of {@link WorkQueueDrainIT}'s queue: each try takes a moment, so tries of one round overlap; keys starting with "refused" fail, "slow" ones take {@link #SLOW}. */
 @ApplicationScoped
 public class CountingWork implements WorkHandler {
 
     static final String QUEUE = "drain-probe";
+    /** A try of a key starting with "slow": longer than half the queue's lease (4 s in the test configuration). */
+    static final Duration SLOW = Duration.ofMillis(2_500);
 
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger mostAtOnce = new AtomicInteger();
@@ -25,7 +27,8 @@ public class CountingWork implements WorkHandler {
     @Override
     public Uni<Outcome> handle(WorkItem item) {
         mostAtOnce.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-        return Uni.createFrom().item(item.key()).onItem().delayIt().by(Duration.ofMillis(50)).map(key -> {
+        Duration takes = item.key().startsWith("slow") ? SLOW : Duration.ofMillis(50);
+        return Uni.createFrom().item(item.key()).onItem().delayIt().by(takes).map(key -> {
             inFlight.decrementAndGet();
             tried.add(key);
             return key.startsWith("refused") ? Outcome.failed("the far side refused it") : Outcome.done();

@@ -72,6 +72,21 @@ class WorkQueueDrainIT {
     }
 
     @Test
+    void anItemWhoseTurnInTheRoundComesWithLessThanHalfItsLeaseLeftGoesBackInLineUntried() throws Throwable {
+        enqueue(keys("slow", 5), Instant.now());
+
+        // five claimed with one lease each, three tried at once: the last two would start after half the lease
+        assertThat(runOnce()).isEqualTo(5);
+        assertThat(work.tried()).hasSize(3);
+        assertThat(db.count("select count(*) from work_item where queue = ? and status = 'pending' and attempts = 0 and lease_token is null",
+                CountingWork.QUEUE)).isEqualTo(2);
+
+        assertThat(runOnce()).isEqualTo(2);
+        assertThat(work.tried()).containsExactlyInAnyOrderElementsOf(keys("slow", 5));
+        assertThat(db.count("select count(*) from work_item where queue = ? and status = 'done'", CountingWork.QUEUE)).isEqualTo(5);
+    }
+
+    @Test
     void twoWorkersDrainingTheSameBacklogAtOnceTryEachItemOnce() throws Throwable {
         List<String> keys = keys("item", 40);
         enqueue(keys, Instant.now());
@@ -87,6 +102,11 @@ class WorkQueueDrainIT {
     private int drain() throws Throwable {
         WorkQueue queue = queues.queue(CountingWork.QUEUE);
         return VertxContextSupport.subscribeAndAwait(() -> queue.drain(work, () -> false));
+    }
+
+    private int runOnce() throws Throwable {
+        WorkQueue queue = queues.queue(CountingWork.QUEUE);
+        return VertxContextSupport.subscribeAndAwait(() -> queue.runOnce(work));
     }
 
     private int drainUnchecked() {

@@ -254,6 +254,12 @@ public final class WorkQueue {
     }
 
     private Uni<Boolean> tryOne(Context caller, WorkHandler handler, WorkItem item) {
+        if (!clock.instant().isBefore(item.leaseUntil().minus(settings.lease().dividedBy(2)))) {
+            // A round leases its whole batch at the claim and tries it a few at a time: an item whose turn comes with
+            // less than half its lease left could outlive it while another worker takes it over and tries it too.
+            return record(item, Outcome.deferred("its lease ran short before its turn in the round", clock.instant()))
+                    .replaceWith(false).onFailure().recoverWithItem(false);
+        }
         return OwnContext.runOn(caller, () -> handler.handle(item))
                 .onFailure().recoverWithItem(error -> StorageFaults.isTransient(error)
                         ? Outcome.unavailable(error.toString(), null)
