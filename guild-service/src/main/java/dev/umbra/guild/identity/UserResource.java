@@ -1,6 +1,7 @@
 package dev.umbra.guild.identity;
 
 import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
@@ -43,7 +44,10 @@ public class UserResource {
     /** 201 for a new user, 200 with the same user for a Discord account already registered. */
     @POST
     public Uni<RestResponse<UserView>> register(@Valid @NotNull RegistrationRequest request) {
-        return identity.register(request.discordUserId()).map(registration -> RestResponse.status(
+        return identity.register(request.discordUserId())
+                // Two first registrations racing: the loser finds the winner's user and answers as a repeat.
+                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> identity.register(request.discordUserId()))
+                .map(registration -> RestResponse.status(
                 registration.created() ? Response.Status.CREATED : Response.Status.OK,
                 new UserView(registration.user().userId, registration.user().discordUserId, registration.user().registeredAt)));
     }

@@ -1,6 +1,7 @@
 package dev.umbra.guild.webjoin;
 
 import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -34,7 +35,11 @@ public class WebJoinMemberResource {
     /** 201 for a new member, 200 for someone who already joined, 404 for an unknown link. */
     @POST
     public Uni<RestResponse<MemberView>> join(@PathParam("slug") @Pattern(regexp = WebJoinLink.SLUG) String slug) {
-        return webJoin.join(slug, Caller.discordId(caller)).map(joined -> RestResponse.status(
+        String discordId = Caller.discordId(caller);
+        return webJoin.join(slug, discordId)
+                // Two first joins racing: the loser finds the winner's membership and answers as a repeat.
+                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> webJoin.join(slug, discordId))
+                .map(joined -> RestResponse.status(
                 joined.created() ? Response.Status.CREATED : Response.Status.OK,
                 new MemberView(joined.member().memberId, joined.member().guildId, joined.member().discordUserId, joined.member().joinedAt)));
     }

@@ -18,6 +18,7 @@ import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.platform.workqueue.PagedRun;
+import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
@@ -31,13 +32,9 @@ import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -93,7 +90,7 @@ class RefundsIT extends PayingUserTest {
     @Test
     void concurrentRefundsNeverGiveBackMoreThanWasPaid() throws Exception {
         Paid paid = paidInvoice();
-        List<Integer> answers = concurrently(8, i -> refund(paid.invoiceId(), 3_000, "race " + i, key()).statusCode());
+        List<Integer> answers = Concurrently.run(8, i -> refund(paid.invoiceId(), 3_000, "race " + i, key()).statusCode());
 
         assertThat(answers).containsOnly(201, 422);
         assertThat(answers.stream().filter(status -> status == 201)).hasSize(3);
@@ -111,7 +108,7 @@ class RefundsIT extends PayingUserTest {
 
         // a repeat that arrives while the first is at the gateway answers its state then (202 IN_PROGRESS),
         // one that arrives after it answers the first result (201): which of the two depends on timing
-        List<Response> answers = concurrently(4, i -> refund(paid.invoiceId(), 2_000, "twice", key));
+        List<Response> answers = Concurrently.run(4, i -> refund(paid.invoiceId(), 2_000, "twice", key));
         assertThat(answers).extracting(Response::statusCode).isSubsetOf(201, 202).contains(201);
         List<String> ids = answers.stream().map(answer -> answer.<String>path("id")).toList();
         String again = refund(paid.invoiceId(), 2_000, "twice", key).then().statusCode(201).body("status", equalTo("SUCCEEDED"))
@@ -173,7 +170,7 @@ class RefundsIT extends PayingUserTest {
             ageRefunds(one.invoiceId());
         }
 
-        List<PagedRun.Summary<RefundReconciliation.Result>> runs = concurrently(2, i -> reconcile());
+        List<PagedRun.Summary<RefundReconciliation.Result>> runs = Concurrently.run(2, i -> reconcile());
 
         assertThat(runs.stream().mapToInt(run -> run.count(RefundReconciliation.Result.SUCCEEDED)).sum()).isEqualTo(3);
         for (Paid one : paid) {
@@ -299,29 +296,6 @@ class RefundsIT extends PayingUserTest {
             return VertxContextSupport.subscribeAndAwait(() -> reconciliation.run());
         } catch (Throwable e) {
             throw new AssertionError(e);
-        }
-    }
-
-    private interface Call<T> {
-        T call(int i) throws Exception;
-    }
-
-    /** {@code count} calls at once, on threads of their own. */
-    private static <T> List<T> concurrently(int count, Call<T> call) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(count);
-        try {
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                int n = i;
-                futures.add(pool.submit(() -> call.call(n)));
-            }
-            List<T> results = new ArrayList<>();
-            for (Future<T> future : futures) {
-                results.add(future.get());
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
         }
     }
 }

@@ -24,6 +24,7 @@ import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.testing.ExpectedLog;
+import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Metrics;
@@ -45,9 +46,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -212,7 +210,7 @@ class SubscriptionsIT extends PayingUserTest {
     @Test
     void concurrentSubscribesOfOneGuildChargeOnceAndTheRestAre409() throws Exception {
         String guild = Snowflakes.random();
-        List<Integer> statuses = concurrently(6, i -> subscribe(user, guild, "PRO", key).statusCode());
+        List<Integer> statuses = Concurrently.run(6, i -> subscribe(user, guild, "PRO", key).statusCode());
 
         assertThat(statuses).containsOnlyOnce(201).containsOnly(201, 409);
         assertThat(db.count("select count(*) from subscription where guild_id = ?", guild)).isOne();
@@ -290,7 +288,7 @@ class SubscriptionsIT extends PayingUserTest {
     @Test
     void concurrentCancelsEndTheSubscriptionOnceWithOneEvent() throws Exception {
         UUID id = active("PRO");
-        List<Integer> statuses = concurrently(6, i -> given().auth().oauth2(Tokens.user(user.toString()))
+        List<Integer> statuses = Concurrently.run(6, i -> given().auth().oauth2(Tokens.user(user.toString()))
                 .when().delete(i % 2 == 0 ? "/subscriptions/{id}" : "/subscriptions/{id}?at=period-end", id).statusCode());
 
         // a period-end cancel that comes after the cancel now finds nothing to do; one that comes before is then overtaken
@@ -311,7 +309,7 @@ class SubscriptionsIT extends PayingUserTest {
     void concurrentUpgradesChargeOnce() throws Exception {
         UUID id = active("PRO");
         gateway.answerLate(1, Duration.ofMillis(500));
-        List<Integer> statuses = concurrently(4, i -> given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON)
+        List<Integer> statuses = Concurrently.run(4, i -> given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON)
                 .body("{\"planCode\":\"PREMIUM\"}").when().put("/subscriptions/{id}/plan", id).statusCode());
 
         // one charges; the others find it in flight (409) or done (422: PREMIUM is not below PREMIUM)
@@ -332,7 +330,7 @@ class SubscriptionsIT extends PayingUserTest {
                 guilds.add(Snowflakes.random());
             }
             // every charge's answer and the sandbox's callback for it settle the same payment at about the same instant
-            List<Integer> statuses = concurrently(guilds.size(), i -> subscribe(user, guilds.get(i), "PRO", key).statusCode());
+            List<Integer> statuses = Concurrently.run(guilds.size(), i -> subscribe(user, guilds.get(i), "PRO", key).statusCode());
             assertThat(statuses).containsOnly(201);
             await().atMost(WAIT).until(() -> gateway.callbacks().size() >= guilds.size());
         } finally {
@@ -346,24 +344,6 @@ class SubscriptionsIT extends PayingUserTest {
         assertThat(db.count("select count(*) from invoice i join subscription s on s.id = i.subscription_id where s.user_id = ?", user))
                 .isEqualTo(12);
         assertThat(db.count("select deadlocks from pg_stat_database where datname = current_database()")).isEqualTo(deadlocksBefore);
-    }
-
-    private static List<Integer> concurrently(int clients, java.util.function.IntFunction<Integer> request) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(clients);
-        try {
-            List<Future<Integer>> answers = new ArrayList<>();
-            for (int i = 0; i < clients; i++) {
-                int client = i;
-                answers.add(pool.submit(() -> request.apply(client)));
-            }
-            List<Integer> statuses = new ArrayList<>();
-            for (Future<Integer> answer : answers) {
-                statuses.add(answer.get());
-            }
-            return statuses;
-        } finally {
-            pool.shutdown();
-        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.equalTo;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
+import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.InjectDevstack;
@@ -17,6 +18,7 @@ import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
+import io.restassured.response.Response;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -82,6 +84,16 @@ class IdentityIT {
                     .extracting(r -> KafkaProbe.header(r, EventHeaders.EVENT_TYPE))
                     .containsExactly("UserRegistered", "UserSessionCreated");
         }
+    }
+
+    @Test
+    void registrationsOfOneDiscordAccountAtOnceMakeOneUserAndAnswerTheOthersAsRepeats() throws Exception {
+        String discordId = Snowflakes.random();
+        List<Response> answers = Concurrently.run(4, caller -> register(discordId));
+
+        assertThat(answers).extracting(Response::statusCode).containsOnlyOnce(201).allMatch(status -> status == 201 || status == 200);
+        assertThat(answers).extracting(answer -> answer.path("userId").toString()).containsOnly(answers.get(0).path("userId").toString());
+        assertThat(db.count("select count(*) from app_user where discord_user_id = ?", discordId)).isOne();
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.umbra.events.licensing.LicenseCanceled;
 import dev.umbra.events.licensing.LicenseDowngraded;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.licensing.LicenseSuspended;
+import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.InjectDevstack;
@@ -26,6 +27,7 @@ import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.BeforeEach;
@@ -126,6 +128,18 @@ class WebJoinIT {
             members.awaitRecord(r -> marker.equals(r.key()), Duration.ofSeconds(30));
             assertThat(members.seen()).filteredOn(r -> memberId.equals(r.key())).hasSize(1);
         }
+    }
+
+    @Test
+    void aVisitorJoiningFromTwoTabsAtOnceIsOneMemberAndTheSecondAnswerARepeat() throws Exception {
+        String slug = slug();
+        claim(owner, slug).then().statusCode(200);
+        String visitor = Snowflakes.random();
+        List<Response> answers = Concurrently.run(4, tab -> join(visitor, slug));
+
+        assertThat(answers).extracting(Response::statusCode).containsOnlyOnce(201).allMatch(status -> status == 201 || status == 200);
+        assertThat(answers).extracting(answer -> answer.path("memberId").toString()).containsOnly(answers.get(0).path("memberId").toString());
+        assertThat(db.count("select count(*) from member where guild_id = ? and discord_user_id = ?", guildId, visitor)).isOne();
     }
 
     @Test
