@@ -15,6 +15,7 @@ import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.platform.workqueue.PagedRun;
+import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
@@ -28,12 +29,8 @@ import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -185,7 +182,7 @@ class AutomaticRefundsIT extends PayingUserTest {
     void twoReplicasRunningAtOnceGiveItBackOnce() throws Exception {
         List<LateUpgrade> late = List.of(lateUpgrade(), lateUpgrade());
 
-        List<PagedRun.Summary<AutomaticRefunds.Result>> runs = concurrently(2, () -> refunds.run());
+        List<PagedRun.Summary<AutomaticRefunds.Result>> runs = Concurrently.run(2, run -> onContext(() -> refunds.run()));
 
         assertThat(runs).allSatisfy(summary -> assertThat(summary.unreachable()).isZero());
         for (LateUpgrade upgrade : late) {
@@ -243,24 +240,6 @@ class AutomaticRefundsIT extends PayingUserTest {
             return VertxContextSupport.subscribeAndAwait(work::get);
         } catch (Throwable e) {
             throw new AssertionError(e);
-        }
-    }
-
-    /** {@code count} runs at once, on threads of their own. */
-    private static <T> List<T> concurrently(int count, Supplier<Uni<T>> work) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(count);
-        try {
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
-                futures.add(pool.submit(() -> onContext(work)));
-            }
-            List<T> results = new ArrayList<>();
-            for (Future<T> future : futures) {
-                results.add(future.get());
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
         }
     }
 }

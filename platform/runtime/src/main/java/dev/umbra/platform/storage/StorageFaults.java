@@ -81,7 +81,7 @@ public final class StorageFaults {
                 return true;
             }
             String state = sqlState(cause);
-            if (state != null && (TRANSIENT_STATES.contains(state) || state.startsWith("08") || TRANSIENT_CLASSES.contains(state.substring(0, Math.min(2, state.length()))))) {
+            if (state != null && passes(state)) {
                 return true;
             }
             if ((cause instanceof io.vertx.core.VertxException || vertxWithoutStackTrace(cause)) && lostConnection(cause.getMessage())
@@ -90,6 +90,11 @@ public final class StorageFaults {
             }
         }
         return false;
+    }
+
+    /** A SQL state of the infrastructure's, which passes: one of {@link #TRANSIENT_STATES}, a connection exception (08), or a class of {@link #TRANSIENT_CLASSES}. */
+    private static boolean passes(String state) {
+        return TRANSIENT_STATES.contains(state) || state.startsWith("08") || state.length() >= 2 && TRANSIENT_CLASSES.contains(state.substring(0, 2));
     }
 
     /**
