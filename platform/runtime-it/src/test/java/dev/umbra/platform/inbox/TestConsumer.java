@@ -2,9 +2,11 @@ package dev.umbra.platform.inbox;
 
 import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
+import com.fasterxml.jackson.core.JsonParseException;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -16,7 +18,8 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * A consumer as a service would write one, whose handlers misbehave on purpose according to the
- * guild id's last two digits: 99 is rejected, 98 fails every time, 96 hangs until {@link #release()}.
+ * guild id's last two digits: 99 is rejected, 98 fails every time, 97 breaks a unique key every time
+ * (it claims its event a second time), 94 fails on JSON that does not parse, 96 hangs until {@link #release()}.
  * Any other guild is recorded in {@code applied_event}. BotInstalled has a handler of one event,
  * BotKicked a handler of runs of events ({@link BatchEventHandler}) that behaves the same per event.
  */
@@ -75,6 +78,10 @@ public class TestConsumer {
         return switch (guildId.substring(guildId.length() - 2)) {
             case "99" -> Uni.createFrom().failure(new RejectedEventException("guild " + guildId + " is refused"));
             case "98" -> Uni.createFrom().failure(new IllegalStateException("guild " + guildId + " always fails"));
+            case "97" -> Panache.getSession().chain(session -> session
+                    .createNativeQuery("insert into processed_event select * from processed_event where consumer = ?1 and event_id = ?2")
+                    .setParameter(1, NAME).setParameter(2, eventId).executeUpdate()).replaceWithVoid();
+            case "94" -> Uni.createFrom().failure(new UncheckedIOException(new JsonParseException(null, "guild " + guildId + ": not JSON")));
             // a stage of its own per attempt: the timeout cancels it, not the release itself. The release
             // completes on the test's thread; like any client's callback, the handler comes back to its context.
             case "96" -> {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.InjectDevstack;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.test.common.ResourceArg;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * trying at most the queue's concurrency (3) at once; a round that puts an item back ends it.
  */
 @QuarkusTest
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "item deadly is dead")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_test"))
 class WorkQueueDrainIT {
 
@@ -97,6 +99,47 @@ class WorkQueueDrainIT {
         assertThat(one.get() + other.get()).isEqualTo(40);
         assertThat(work.tried()).containsExactlyInAnyOrderElementsOf(keys);
         assertThat(db.count("select count(*) from work_item where queue = ? and status = 'done'", CountingWork.QUEUE)).isEqualTo(40);
+    }
+
+    @Test
+    void anItemWhoseWorkerDiesWhileTryingItIsClaimedAgainAndDeadLetteredOnceItHasKilledTooMany() throws Throwable {
+        WorkQueue queue = queues.queue(CountingWork.QUEUE);
+        enqueue(List.of("deadly"), Instant.now());
+        int abandonable = queue.settings().maxAbandonedClaims();
+
+        // each worker claims the item and dies before recording anything: the next claim comes once the lease has run out
+        for (int claim = 0; claim <= abandonable; claim++) {
+            assertThat(VertxContextSupport.subscribeAndAwait(queue::claim)).extracting(WorkItem::key).containsExactly("deadly");
+            db.execute("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = 'deadly'",
+                    CountingWork.QUEUE);
+        }
+
+        assertThat(VertxContextSupport.subscribeAndAwait(queue::claim)).isEmpty();
+        assertThat(db.text("select status || ':' || attempts || ':' || last_error from work_item where queue = ? and item_key = 'deadly'",
+                CountingWork.QUEUE)).startsWith("dead:0:poison: its lease ran out " + (abandonable + 1) + " times");
+        assertThat(work.tried()).isEmpty();
+    }
+
+    @Test
+    void aRescheduledItemStartsAfreshAfterWorkersDiedOnIt() throws Throwable {
+        WorkQueue queue = queues.queue(CountingWork.QUEUE);
+        enqueue(List.of("rescheduled"), Instant.now());
+        for (int claim = 0; claim < 2; claim++) {
+            VertxContextSupport.subscribeAndAwait(queue::claim);
+            db.execute("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = 'rescheduled'",
+                    CountingWork.QUEUE);
+        }
+        VertxContextSupport.subscribeAndAwait(queue::claim);
+        assertThat(db.count("select abandoned_claims from work_item where queue = ? and item_key = 'rescheduled'", CountingWork.QUEUE))
+                .isEqualTo(2);
+
+        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
+                () -> queue.schedule("rescheduled", JsonNodeFactory.instance.objectNode(), Instant.now())));
+
+        assertThat(db.count("select abandoned_claims from work_item where queue = ? and item_key = 'rescheduled'", CountingWork.QUEUE))
+                .isZero();
+        assertThat(runOnce()).isEqualTo(1);
+        assertThat(work.tried()).containsExactly("rescheduled");
     }
 
     private int drain() throws Throwable {

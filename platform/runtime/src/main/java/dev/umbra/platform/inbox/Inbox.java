@@ -74,6 +74,12 @@ public class Inbox {
     private static final Logger LOG = Logger.getLogger(Inbox.class);
     /** Races in a row that are normal when two channels replay the same aggregates at once; more is worth a WARN. */
     private static final int CONFLICTS_BEFORE_WARNING = 5;
+    /**
+     * Races lost in a row after which the failure is taken for the record's own: a race passes once the winner
+     * has committed, while a unique key the handler itself breaks every time (two records of one batch writing
+     * one row, a handler inserting what is already there) looks the same and would hold its partition for ever.
+     */
+    private static final int CONFLICTS_BEFORE_BLAME = 10;
     /** One connection not acquired in time is no outage: the warning waits for the third attempt in a row. */
     private static final int FAULTS_BEFORE_WARNING = 3;
 
@@ -257,7 +263,8 @@ public class Inbox {
                                     : afterFailedRun;
                             return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next));
                         }
-                        if (StorageFaults.lostRace(cause)) {
+                        boolean blamed = items.size() == 1 && failures > 0 || transientFailures + 1 >= CONFLICTS_BEFORE_BLAME;
+                        if (StorageFaults.lostRace(cause) && !blamed) {
                             // Another transaction (another partition, another channel) wrote the same rows first and
                             // ours rolled back whole: run again, and the handler finds what the winner wrote.
                             metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.CONFLICT);

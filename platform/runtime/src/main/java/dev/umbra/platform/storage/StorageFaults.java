@@ -70,14 +70,15 @@ public final class StorageFaults {
     /**
      * An infrastructure fault that will pass: the database is unreachable, restarting, overloaded, or
      * the transaction lost a race (serialization failure, deadlock) or ran out of time. Whether the
-     * work ran is not known in every case; see {@link #surelyNotExecuted}.
+     * work ran is not known in every case; see {@link #surelyNotExecuted}. An I/O error is one, but not
+     * JSON that does not parse: Jackson's errors are IOExceptions too, and they come back every time.
      */
     public static boolean isTransient(Throwable error) {
         for (Throwable cause : chain(error)) {
             if (surelyNotExecuted(cause) || cause instanceof TimeoutException
                     || cause instanceof org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException
                     || cause instanceof io.vertx.sqlclient.ClosedConnectionException
-                    || cause instanceof java.io.IOException) {
+                    || cause instanceof java.io.IOException && !(cause instanceof com.fasterxml.jackson.core.JacksonException)) {
                 return true;
             }
             String state = sqlState(cause);

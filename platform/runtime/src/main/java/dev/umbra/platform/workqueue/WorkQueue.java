@@ -61,7 +61,8 @@ public final class WorkQueue {
             values (?1, ?2, cast(cast(?3 as text) as jsonb), ?4, ?4, ?5)
             on conflict (queue, item_key) do update
             set payload = excluded.payload, status = 'pending', attempts = 0, due_at = excluded.due_at,
-                ready_at = excluded.ready_at, lease_until = null, lease_token = null, last_error = null, finished_at = null""";
+                ready_at = excluded.ready_at, lease_until = null, lease_token = null, last_error = null, finished_at = null,
+                abandoned_claims = 0""";
     private static final String CLAIM = """
             with due as (
                 select queue, item_key from work_item
@@ -72,10 +73,11 @@ public final class WorkQueue {
                 for update skip locked)
             , claimed as (
                 update work_item w
-                set status = 'leased', lease_until = $4, lease_token = nextval('work_item_lease_token')
+                set status = 'leased', lease_until = $4, lease_token = nextval('work_item_lease_token'),
+                    abandoned_claims = w.abandoned_claims + case when w.status = 'leased' then 1 else 0 end
                 from due where w.queue = due.queue and w.item_key = due.item_key
-                returning w.item_key, w.payload::text as payload, w.attempts, w.lease_token, w.lease_until, w.due_at)
-            select item_key, payload, attempts, lease_token, lease_until from claimed order by due_at, item_key""";
+                returning w.item_key, w.payload::text as payload, w.attempts, w.lease_token, w.lease_until, w.due_at, w.abandoned_claims)
+            select item_key, payload, attempts, lease_token, lease_until, abandoned_claims from claimed order by due_at, item_key""";
     /**
      * $4 cast alike where it is used twice: PostgreSQL would deduce varchar for one use and text for the
      * other and refuse to prepare it (an ERROR in its log each time; Vert.x then prepared it again with types of its own).
@@ -97,7 +99,7 @@ public final class WorkQueue {
             select item_key, payload::text as payload, attempts, last_error, finished_at, created_at from work_item
             where queue = $1 and status = 'dead' order by finished_at limit $2""";
     private static final String REVIVE = """
-            update work_item set status = 'pending', attempts = 0, due_at = $3, ready_at = $3, finished_at = null
+            update work_item set status = 'pending', attempts = 0, abandoned_claims = 0, due_at = $3, ready_at = $3, finished_at = null
             where queue = $1 and item_key = $2 and status = 'dead'""";
     private static final String HOLDS = """
             update work_item set lease_until = greatest(lease_until, ?4)
@@ -178,17 +180,27 @@ public final class WorkQueue {
      * Claims up to a batch of due items, each with a lease and a new fencing token, in one short transaction,
      * and hands them out longest due first (an UPDATE's RETURNING keeps no order): while a breaker lets one
      * trial call through, the item tried is then the one that waited longest, not the same one every round.
+     * An item whose claims ran out more than {@code max-abandoned-claims} times with nothing recorded is
+     * dead-lettered instead of handed out: its tries kill or hang the worker, and would do so for ever.
      */
     public Uni<List<WorkItem>> claim() {
         Instant now = clock.instant();
+        List<WorkItem> abandonedTooOften = new ArrayList<>();
         return pool.withTransaction(connection -> connection.preparedQuery(CLAIM)
                         .execute(Tuple.of(name, utc(now), settings.batchSize(), utc(now.plus(settings.lease())))))
                 .map(rows -> {
                     List<WorkItem> items = new ArrayList<>();
-                    rows.forEach(row -> items.add(new WorkItem(name, row.getString("item_key"), fromJson(row), row.getInteger("attempts"),
-                            row.getLong("lease_token"), row.getOffsetDateTime("lease_until").toInstant())));
+                    rows.forEach(row -> {
+                        WorkItem item = new WorkItem(name, row.getString("item_key"), fromJson(row), row.getInteger("attempts"),
+                                row.getLong("lease_token"), row.getOffsetDateTime("lease_until").toInstant());
+                        (row.getInteger("abandoned_claims") > settings.maxAbandonedClaims() ? abandonedTooOften : items).add(item);
+                    });
                     return items;
-                });
+                })
+                .call(items -> Multi.createFrom().iterable(abandonedTooOften)
+                        .onItem().transformToUniAndConcatenate(item -> record(item, Outcome.poison("its lease ran out "
+                                + (settings.maxAbandonedClaims() + 1) + " times with nothing recorded: its tries kill or hang the worker")))
+                        .collect().last());
     }
 
     /**

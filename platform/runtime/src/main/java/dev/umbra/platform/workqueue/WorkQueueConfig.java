@@ -39,6 +39,14 @@ public interface WorkQueueConfig {
         @WithDefault("8")
         int maxAttempts();
 
+        /**
+         * Claims of an item that may run out with nothing recorded (its worker died or hung: no attempt is spent)
+         * before the item is dead-lettered; a restart during a try costs one.
+         */
+        @WithDefault("3")
+        @Min(0)
+        int maxAbandonedClaims();
+
         @WithDefault("PT5S")
         Duration initialBackoff();
 

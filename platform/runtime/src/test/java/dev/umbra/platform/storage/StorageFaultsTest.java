@@ -61,6 +61,13 @@ class StorageFaultsTest {
     }
 
     @Test
+    void json_that_does_not_parse_is_no_passing_fault_although_java_calls_it_an_io_error() {
+        Throwable unparsable = new java.io.UncheckedIOException(new com.fasterxml.jackson.core.JsonParseException(null, "Unexpected character"));
+        assertThat(StorageFaults.isTransient(unparsable)).isFalse();
+        assertThat(StorageFaults.isTransient(new java.io.UncheckedIOException(new java.io.IOException("Connection reset by peer")))).isTrue();
+    }
+
+    @Test
     void a_server_starting_up_refuses_before_running_anything() {
         assertThat(StorageFaults.surelyNotExecuted(new PgException("the database system is starting up", "FATAL", "57P03", null)))
                 .isTrue();

@@ -28,6 +28,10 @@ class RetryRulesTest {
                 return maxAttempts;
             }
 
+            public int maxAbandonedClaims() {
+                return 3;
+            }
+
             public Duration initialBackoff() {
                 return Duration.ofSeconds(5);
             }
