@@ -4,10 +4,13 @@ import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
 import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueues;
+import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.ws.rs.WebApplicationException;
 import java.math.BigDecimal;
 import java.time.Clock;
@@ -28,6 +31,11 @@ import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenExce
 public class NotificationDispatcher implements WorkHandler {
 
     public static final String QUEUE = "discord-dm";
+    /**
+     * How long Discord remembers a nonce ("the past few minutes"), with a margin: a try after an uncertain one
+     * (a timeout, a 5xx) is deduplicated only within it, so the queue's backoff must stay shorter.
+     */
+    static final Duration NONCE_WINDOW = Duration.ofMinutes(2);
 
     private final Pool pool;
     private final DiscordMessenger messenger;
@@ -37,6 +45,17 @@ public class NotificationDispatcher implements WorkHandler {
         this.pool = pool;
         this.messenger = messenger;
         this.clock = clock;
+    }
+
+    void retriesStayWithinTheNonceWindow(@Observes StartupEvent started, WorkQueues queues) {
+        checkRetriesStayWithinTheNonceWindow(queues.queue(QUEUE).settings().maxBackoff());
+    }
+
+    static void checkRetriesStayWithinTheNonceWindow(Duration maxBackoff) {
+        if (maxBackoff.compareTo(NONCE_WINDOW) > 0) {
+            throw new IllegalStateException("umbra.work-queue." + QUEUE + ".max-backoff is " + maxBackoff + ": a retry after an uncertain "
+                    + "send that comes later than Discord's nonce window (" + NONCE_WINDOW + ") could post the message twice");
+        }
     }
 
     @Override

@@ -1,14 +1,17 @@
 package dev.umbra.guild.notification;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.umbra.platform.workqueue.Outcome;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import java.net.ConnectException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Properties;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 import org.junit.jupiter.api.Test;
@@ -19,6 +22,17 @@ class NotificationDispatcherTest {
     private static final Instant NOW = Instant.parse("2026-11-23T09:00:00Z");
 
     private final NotificationDispatcher dispatcher = new NotificationDispatcher(null, null, Clock.fixed(NOW, ZoneOffset.UTC));
+
+    @Test
+    void retriesLaterThanDiscordsNonceWindowAreRefusedAtStartAndTheShippedBackoffIsWithinIt() throws Exception {
+        assertThatThrownBy(() -> NotificationDispatcher.checkRetriesStayWithinTheNonceWindow(Duration.ofMinutes(30)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("nonce window");
+        Properties shipped = new Properties();
+        try (var in = NotificationDispatcher.class.getResourceAsStream("/application.properties")) {
+            shipped.load(in);
+        }
+        NotificationDispatcher.checkRetriesStayWithinTheNonceWindow(Duration.parse(shipped.getProperty("umbra.work-queue.discord-dm.max-backoff")));
+    }
 
     @Test
     void aCallTheOpenCircuitRefusedIsNotTried() {
