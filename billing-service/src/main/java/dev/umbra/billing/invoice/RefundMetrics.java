@@ -44,11 +44,26 @@ public class RefundMetrics {
         Gauge.builder("umbra.billing.refunds.oldest.scheduled", this, RefundMetrics::oldestScheduledSeconds)
                 .description("How long the oldest automatic refund has waited to be given back (0: none); read by every automatic-refunds run")
                 .baseUnit("seconds").register(registry);
+        for (RefundWatchStatus status : RefundWatchStatus.values()) {
+            lateRefunds(status);
+        }
         for (Trigger trigger : Trigger.values()) {
             for (Outcome outcome : Outcome.values()) {
                 counter(trigger, outcome);
             }
         }
+    }
+
+    /** {@code umbra_billing_late_refunds_total{status}}: refunds failed without the gateway's word put under watch, then how each watch ended. */
+    void watch(RefundWatchStatus status) {
+        lateRefunds(status).increment();
+    }
+
+    private Counter lateRefunds(RefundWatchStatus status) {
+        return Counter.builder("umbra.billing.late.refunds")
+                .description("Refunds FAILED without the gateway's word: watched, then recorded (the gateway executed the cancel after all) "
+                        + "or nothing arrived before the watch ended")
+                .tag("status", status.name().toLowerCase(Locale.ROOT)).register(registry);
     }
 
     void oldestScheduled(Instant createdAt) {

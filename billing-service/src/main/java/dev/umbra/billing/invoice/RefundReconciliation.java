@@ -31,7 +31,8 @@ import org.jboss.logging.Logger;
  * looked up at the gateway by their payment's key, and the payment's cancels searched for the refund's
  * idempotency key. Found → SUCCEEDED (with its event, invoice status and ledger entry); the payment has
  * no such cancel → FAILED (the cancel never arrived), its reservation freed. A cancel is never sent
- * again from here. A look-up that fails leaves the refund for the next run.
+ * again from here. A look-up that fails leaves the refund for the next run. A refund failed so is watched
+ * ({@link LateRefunds}): the gateway may yet execute the cancel it did not list.
  *
  * <p>Runs are the one item of work queue {@value #QUEUE}, paged by {@link PagedRun}. Each refund is
  * settled in a transaction with its row locked, so a run and the request that is applying its own
@@ -96,17 +97,24 @@ public class RefundReconciliation extends GatewayJob {
     private Uni<Result> reconcile(Candidate refund) {
         return gateway.find(refund.paymentKey())
                 .map(payment -> payment.flatMap(found -> found.cancelOf(Refund.gatewayKey(refund.id()))))
-                .chain(cancel -> settle(refund.id(), cancel))
+                .chain(cancel -> settle(refund.id(), refund.paymentKey(), cancel))
                 .invoke(result -> {
                     if (result != Result.ALREADY_SETTLED) {
                         metrics.counted(RefundMetrics.Trigger.OPERATOR,
                                 result == Result.SUCCEEDED ? RefundMetrics.Outcome.SUCCEEDED : RefundMetrics.Outcome.FAILED);
                     }
+                    if (result == Result.FAILED) {
+                        metrics.watch(RefundWatchStatus.WATCHING);
+                    }
                 });
     }
 
+    /**
+     * Absent means absent only so far: the gateway may still execute a cancel it has not listed yet (it was
+     * slow, not lost), so the refund FAILED here is watched by {@link LateRefunds}, in this transaction.
+     */
     @WithTransaction
-    Uni<Result> settle(UUID refundId, Optional<GatewayCancel> cancel) {
+    Uni<Result> settle(UUID refundId, String paymentKey, Optional<GatewayCancel> cancel) {
         Instant now = clock.instant();
         return Refund.lockById(refundId).chain(refund -> {
             if (refund == null || refund.settled()) {
@@ -115,7 +123,9 @@ public class RefundReconciliation extends GatewayJob {
             if (cancel.isPresent()) {
                 return refunds.succeed(refund, cancel.get().transactionKey(), now).replaceWith(Result.SUCCEEDED);
             }
-            return refunds.fail(refund, "the gateway has no cancel for this refund: it never arrived", now).replaceWith(Result.FAILED);
+            return refunds.fail(refund, "the gateway has no cancel for this refund: it never arrived", now)
+                    .chain(() -> RefundWatch.of(refund, paymentKey, now, settings.interval(), settings.strayWatch()).persist())
+                    .replaceWith(Result.FAILED);
         });
     }
 }

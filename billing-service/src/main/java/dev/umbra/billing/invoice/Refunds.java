@@ -161,6 +161,24 @@ public class Refunds {
         });
     }
 
+    /**
+     * The gateway executed the cancel of a refund failed here without its word ({@link LateRefunds}): the
+     * amount is reserved again and the refund SUCCEEDED as in {@link #succeed} (RefundSucceeded, the
+     * invoice's refunded amount and status, the ledger's REFUND). In the caller's transaction, with the
+     * refund row locked. False, and nothing changed, while refunds in flight keep more of the invoice
+     * reserved than the cancel leaves room for: the gateway cannot execute them all, so they fail and free it.
+     */
+    Uni<Boolean> recordLate(Refund refund, String transactionKey, Instant at) {
+        return Invoice.lockById(refund.invoiceId).chain(invoice -> {
+            if (invoice.amounts().refundable() < refund.amount) {
+                return Uni.createFrom().item(false);
+            }
+            invoice.take(invoice.amounts().reserve(refund.amount));
+            refund.failureMessage = null;
+            return succeed(refund, transactionKey, at).replaceWith(true);
+        });
+    }
+
     /** Nothing was given back: in the caller's transaction, with the refund row locked. */
     Uni<Void> fail(Refund refund, String reason, Instant at) {
         refund.fail(reason, at);

@@ -36,6 +36,14 @@ public class Payment extends PanacheEntityBase {
     @Column(nullable = false)
     public String purpose;
 
+    /**
+     * An upgrade's: the plan the subscription was on when the upgrade was quoted, which its amount prices the
+     * difference from. Null for a first charge or a renewal, and for an upgrade stored by a version of the
+     * service that did not record it (its settlement then takes the subscription's plan, as those did).
+     */
+    @Column(name = "quoted_from_plan")
+    public String quotedFromPlan;
+
     /** What names this attempt at the gateway: the look-up by order id finds it after an uncertain call. */
     @Column(name = "order_id", nullable = false)
     public String orderId;

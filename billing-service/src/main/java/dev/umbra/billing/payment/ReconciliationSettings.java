@@ -27,12 +27,14 @@ public interface ReconciliationSettings {
 
     /**
      * How long a payment failed without the gateway's word (never found, pending too long) is still
-     * looked up in case the gateway takes the money after all ({@link StrayCharges}).
+     * looked up in case the gateway takes the money after all ({@link StrayCharges}); also how long a
+     * refund failed as "never arrived" is looked up in case the gateway executes its cancel after all
+     * ({@code dev.umbra.billing.invoice.LateRefunds}).
      */
     @WithDefault("P7D")
     Duration strayWatch();
 
-    /** The longest wait between two looks at a watched stray charge (they start at {@link #interval()} and double). */
+    /** The longest wait between two looks at a watched stray charge or late refund (they start at {@link #interval()} and double). */
     @WithDefault("PT6H")
     Duration strayLookMax();
 

@@ -1,6 +1,5 @@
 package dev.umbra.billing.payment;
 
-import io.quarkus.hibernate.reactive.panache.PanacheEntityBase;
 import io.smallrye.mutiny.Uni;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -9,7 +8,6 @@ import jakarta.persistence.Enumerated;
 import jakarta.persistence.Id;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.Table;
-import jakarta.persistence.Version;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
@@ -20,7 +18,7 @@ import java.util.UUID;
  */
 @Entity
 @Table(name = "stray_charge")
-public class StrayCharge extends PanacheEntityBase {
+public class StrayCharge extends GatewayWatch {
 
     @Id
     public UUID id;
@@ -49,26 +47,6 @@ public class StrayCharge extends PanacheEntityBase {
     @Column(name = "cancel_transaction_key")
     public String cancelTransactionKey;
 
-    /** What the last look found. */
-    public String detail;
-
-    public int looks;
-
-    @Column(name = "next_look_at", nullable = false)
-    public Instant nextLookAt;
-
-    @Column(name = "watch_until", nullable = false)
-    public Instant watchUntil;
-
-    @Column(name = "created_at", nullable = false)
-    public Instant createdAt;
-
-    @Column(name = "resolved_at")
-    public Instant resolvedAt;
-
-    @Version
-    public long version;
-
     static StrayCharge watch(Payment payment, String paymentKey, String reason, Instant at, Duration watch) {
         StrayCharge stray = new StrayCharge();
         stray.id = UUID.randomUUID();
@@ -96,19 +74,9 @@ public class StrayCharge extends PanacheEntityBase {
         return status == StrayChargeStatus.WATCHING;
     }
 
-    /** Looked at once more without a conclusion: the next look waits twice as long as the last, up to {@code longest}. */
-    void lookAgain(String found, Instant at, Duration first, Duration longest) {
-        detail = truncated(found);
-        Duration wait = first.multipliedBy(1L << Math.min(looks, 20));
-        nextLookAt = at.plus(wait.compareTo(longest) > 0 ? longest : wait);
-        looks++;
-    }
-
     void resolve(StrayChargeStatus outcome, String found, Instant at) {
         status = outcome;
-        detail = truncated(found);
-        resolvedAt = at;
-        looks++;
+        ended(found, at);
     }
 
     void returned(long amount, String transactionKey, Instant at) {
@@ -119,9 +87,5 @@ public class StrayCharge extends PanacheEntityBase {
 
     static Uni<StrayCharge> lockById(UUID id) {
         return findById(id, LockModeType.PESSIMISTIC_WRITE);
-    }
-
-    private static String truncated(String text) {
-        return text == null || text.length() <= 500 ? text : text.substring(0, 500);
     }
 }

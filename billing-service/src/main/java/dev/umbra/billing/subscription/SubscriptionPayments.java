@@ -81,14 +81,25 @@ public class SubscriptionPayments implements PaymentOutcomes {
         }).replaceWithVoid();
     }
 
-    private static Transition success(Payment payment, Subscription subscription, Instant at) {
+    static Transition success(Payment payment, Subscription subscription, Instant at) {
         if (payment.purpose.startsWith(UPGRADE_PREFIX)) {
-            String toPlan = payment.purpose.substring(UPGRADE_PREFIX.length());
-            return subscription.upgradeCharged(new UpgradeQuote(subscription.id(), subscription.planCode(), toPlan, payment.period,
-                    payment.amount, payment.idempotencyKey), at);
+            return subscription.upgradeCharged(quoteOf(payment, subscription), at);
         }
         return payment.period == 0 && !subscription.started() ? subscription.firstChargeSucceeded(at)
                 : subscription.renewalSucceeded(payment.period, payment.id, at);
+    }
+
+    /**
+     * The quote an upgrade payment was charged for, from what its row recorded: the plan it was quoted
+     * from ({@link Payment#quotedFromPlan}), the plan its purpose names, its period, amount and key — so
+     * that {@link Subscription#upgradeCharged} refuses a charge priced for a plan the subscription is no
+     * longer on. Its purpose and key name only the new plan; a payment stored without the quoted plan
+     * (by a replica of an earlier version) is judged on the subscription's plan, as that version did.
+     */
+    static UpgradeQuote quoteOf(Payment payment, Subscription subscription) {
+        String toPlan = payment.purpose.substring(UPGRADE_PREFIX.length());
+        String fromPlan = payment.quotedFromPlan != null ? payment.quotedFromPlan : subscription.planCode();
+        return new UpgradeQuote(subscription.id(), fromPlan, toPlan, payment.period, payment.amount, payment.idempotencyKey);
     }
 
     /**

@@ -153,6 +153,8 @@ public class SubscriptionService {
                     }
                     UpgradeQuote quote = firstAttempt.attempt(earlier.count() + 1);
                     Payment attempt = Payment.attempt(subscription.id(), quote.period(), purpose, quote.idempotencyKey(), quote.amount(), now);
+                    // what the amount was priced from: its success is judged against this quote, not the plan it finds then
+                    attempt.quotedFromPlan = quote.fromPlan();
                     return attempt.persistAndFlush()
                             .map(stored -> new PlanChange(subscription, charges.prepare(attempt, key, "Upgrade to " + to.name()), null));
                 });
