@@ -23,11 +23,12 @@ import java.util.UUID;
 /**
  * The anti-nuke detector. Entries are stored once per Discord entry id (a repeat changes nothing) and
  * each new one is held against the rules of its action: when an actor's entries of that action within
- * the rule's window reach its threshold, that is a burst → AntiNukeTriggered(guild, pattern, actor) →
- * on plans with anti-nuke, a response on the {@value AntiNukeResponse#QUEUE} queue. A burst triggers
- * once: later entries that keep it going (within a window of its last one) extend it instead. All of a
- * guild's entries are judged one request at a time (the guild's anti-nuke lock), and the windows are
- * counted from the table, so a restart loses nothing and a burst spanning one is still one burst.
+ * a window of the rule's length that contains the entry reach its threshold, whatever order they came
+ * in, that is a burst → AntiNukeTriggered(guild, pattern, actor) → on plans with anti-nuke, a response
+ * on the {@value AntiNukeResponse#QUEUE} queue. A burst triggers once: entries within a window of it,
+ * before or after, extend it instead. All of a guild's entries are judged one request at a time (the
+ * guild's anti-nuke lock), and the windows are counted from the table, so a restart loses nothing and a
+ * burst spanning one is still one burst.
  */
 @ApplicationScoped
 public class AntiNukeDetector {
@@ -39,13 +40,20 @@ public class AntiNukeDetector {
     private static final String INSERT = """
             insert into audit_log_entry (guild_id, entry_id, action, actor_id, target_id, occurred_at)
             values (:guildId, :entryId, :action, :actorId, :targetId, :at) on conflict do nothing""";
-    private static final String WINDOW = """
+    private static final String AROUND = """
             select occurred_at from audit_log_entry
             where guild_id = $1 and actor_id = $2 and action = $3 and occurred_at between $4 and $5""";
-    private static final String LAST_INCIDENT = """
-            select cast(id as text), last_at from anti_nuke_incident where guild_id = $1 and actor_id = $2 and pattern = $3
+    /**
+     * The incident an entry may belong to: of those begun by a window after it ($4), the one that went on
+     * latest. An actor's incidents of a pattern follow one another: if any of those reaches to within a
+     * window before the entry, this one does.
+     */
+    private static final String INCIDENT_NEAR = """
+            select cast(id as text), first_at, last_at from anti_nuke_incident where guild_id = $1 and actor_id = $2 and pattern = $3
+              and first_at <= $4
             order by last_at desc limit 1""";
-    private static final String EXTEND = "update anti_nuke_incident set last_at = greatest(last_at, :at) where id = :id";
+    private static final String EXTEND = """
+            update anti_nuke_incident set first_at = least(first_at, :at), last_at = greatest(last_at, :at) where id = :id""";
     private static final String OPEN = """
             insert into anti_nuke_incident (id, guild_id, actor_id, pattern, first_at, last_at, triggered_at, acted)
             values (:id, :guildId, :actorId, :pattern, :at, :at, :now, :acted)""";
@@ -97,17 +105,19 @@ public class AntiNukeDetector {
     }
 
     private Uni<Void> judge(String guildId, Entry entry, BurstRule rule, List<String> triggered) {
-        return Panache.getSession().chain(session -> NativeSelects.select(session, WINDOW, guildId, entry.actorId(), rule.action(),
-                        rule.windowStart(entry.occurredAt()), entry.occurredAt())
+        return Panache.getSession().chain(session -> NativeSelects.select(session, AROUND, guildId, entry.actorId(), rule.action(),
+                        rule.earliestWith(entry.occurredAt()), rule.latestWith(entry.occurredAt()))
                 .map(NativeSelects.column(Instant.class))
-                .chain(window -> {
-                    if (!rule.burstAt(window, entry.occurredAt())) {
+                .chain(around -> {
+                    if (!rule.burstAt(around, entry.occurredAt())) {
                         return Uni.createFrom().voidItem();
                     }
-                    return NativeSelects.select(session, LAST_INCIDENT, guildId, entry.actorId(), rule.pattern())
-                            .chain(last -> {
-                                if (!last.isEmpty() && rule.continues(instant(last.get(0)[1]), entry.occurredAt())) {
-                                    return session.createNativeQuery(EXTEND).setParameter("id", UUID.fromString((String) last.get(0)[0]))
+                    return NativeSelects.select(session, INCIDENT_NEAR, guildId, entry.actorId(), rule.pattern(),
+                                    rule.latestWith(entry.occurredAt()))
+                            .chain(near -> {
+                                if (!near.isEmpty()
+                                        && rule.continues(instant(near.get(0)[1]), instant(near.get(0)[2]), entry.occurredAt())) {
+                                    return session.createNativeQuery(EXTEND).setParameter("id", UUID.fromString((String) near.get(0)[0]))
                                             .setParameter("at", entry.occurredAt()).executeUpdate().replaceWithVoid();
                                 }
                                 triggered.add(rule.pattern());

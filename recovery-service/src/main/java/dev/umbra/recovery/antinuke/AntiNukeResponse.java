@@ -22,15 +22,23 @@ import java.util.List;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 
 /**
- * The response to a burst, for plans with anti-nuke: reads the guild from Discord, takes the
- * suspects' roles away (setting a member's roles is idempotent, so a repeated try does no harm),
- * then, in one transaction, stores the guild as read as an ANTI_NUKE snapshot and publishes
- * AntiNukeActioned. The actions it names never name a suspect: owners are told them.
+ * The response to a burst, for plans with anti-nuke: reads the guild from Discord (renewing the lease
+ * after each call: a large guild's read may take longer than a lease), takes the suspects' roles away
+ * (setting a member's roles is idempotent, so a repeated try does no harm), then, in one transaction,
+ * stores the guild as read as an ANTI_NUKE snapshot and publishes AntiNukeActioned. The actions it
+ * names never name a suspect: owners are told them.
  */
 @ApplicationScoped
 public class AntiNukeResponse implements WorkHandler {
 
     public static final String QUEUE = "anti-nuke-response";
+
+    /** This try's lease on the item was taken over: stop, the other worker carries on. */
+    private static final class LeaseLost extends RuntimeException {
+        LeaseLost() {
+            super("the lease was taken over", null, false, false);
+        }
+    }
 
     private final DiscordGuilds discord;
     private final SnapshotService snapshots;
@@ -56,7 +64,8 @@ public class AntiNukeResponse implements WorkHandler {
         String guildId = item.payload().path("guild_id").asText();
         List<String> suspects = new ArrayList<>();
         item.payload().path("suspects").forEach(suspect -> suspects.add(suspect.asText()));
-        return discord.read(guildId).chain(guild -> strip(guildId, guild, suspects).chain(stripped -> Panache.withTransaction(
+        return discord.read(guildId, () -> renewLease(item))
+                .chain(guild -> strip(guildId, guild, suspects).chain(stripped -> Panache.withTransaction(
                         () -> queues.queue(QUEUE).holdsLease(item).chain(held -> {
                             if (!held) {
                                 return Uni.createFrom().item(Outcome.deferred("the lease was taken over", null));
@@ -67,7 +76,17 @@ public class AntiNukeResponse implements WorkHandler {
                                             "snapshot taken"))))
                                     .replaceWith(Outcome.done());
                         }))))
+                .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null))
                 .onFailure().recoverWithItem(this::outcomeOf);
+    }
+
+    /** Between the calls of the read of the guild, which may outlast a lease: renews it, or ends the try if it was taken over. */
+    private Uni<Void> renewLease(WorkItem item) {
+        return Panache.withTransaction(() -> queues.queue(QUEUE).holdsLease(item)).invoke(held -> {
+            if (!held) {
+                throw new LeaseLost();
+            }
+        }).replaceWithVoid();
     }
 
     /** Takes every role from each suspect still in the guild with roles; returns how many lost roles. */

@@ -7,22 +7,34 @@ import java.util.List;
 /**
  * One detector rule: {@code threshold} entries of {@code action} by one actor within {@code window}.
  * Plain Java: the windows are counted over the stored entries, so this holds no state of its own.
+ * Entries may arrive in any order (a later one before an earlier one), so a new entry is held against
+ * every window of the rule's length that contains it, not only the one that ends at it.
  */
 public record BurstRule(String pattern, String action, int threshold, Duration window) {
 
-    /** Whether the entries (one actor's, of this action) make a burst in the window that ends at {@code at}. */
+    /**
+     * Whether the entries (one actor's, of this action, the one at {@code at} among them) make a burst in a
+     * window that contains {@code at}. Such a window moved on to start at its first entry still contains
+     * {@code at} and holds at least as many, so only windows that start at an entry need counting.
+     */
     public boolean burstAt(List<Instant> entries, Instant at) {
-        Instant from = windowStart(at);
-        return entries.stream().filter(time -> !time.isBefore(from) && !time.isAfter(at)).count() >= threshold;
+        return entries.stream().filter(start -> !start.isBefore(earliestWith(at)) && !start.isAfter(at))
+                .anyMatch(start -> entries.stream().filter(time -> !time.isBefore(start) && !time.isAfter(start.plus(window))).count()
+                        >= threshold);
     }
 
-    /** Entries at or after this instant are in the window that ends at {@code at}. */
-    public Instant windowStart(Instant at) {
+    /** Entries from this instant on may share a window with one at {@code at}. */
+    public Instant earliestWith(Instant at) {
         return at.minus(window);
     }
 
-    /** A new entry at {@code at} still belongs to a burst whose last entry was at {@code lastAt}: it did not stop for a whole window. */
-    public boolean continues(Instant lastAt, Instant at) {
-        return !lastAt.isBefore(windowStart(at));
+    /** Entries up to this instant may share a window with one at {@code at}. */
+    public Instant latestWith(Instant at) {
+        return at.plus(window);
+    }
+
+    /** A new entry at {@code at} belongs to a burst whose entries so far span {@code firstAt} to {@code lastAt}: within a window of them. */
+    public boolean continues(Instant firstAt, Instant lastAt, Instant at) {
+        return !at.isBefore(earliestWith(firstAt)) && !at.isAfter(latestWith(lastAt));
     }
 }

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -58,12 +59,17 @@ public class DiscordGuilds {
         return !guard.open();
     }
 
-    /** The guild as Discord has it now. */
-    public Uni<GuildStructure> read(String guildId) {
-        return call(HttpMethod.GET, "/guilds/" + guildId + "/roles", null).map(answer -> roles(answer.bodyAsJsonArray()))
-                .chain(roles -> call(HttpMethod.GET, "/guilds/" + guildId + "/channels", null)
+    /**
+     * The guild as Discord has it now, {@code afterEachCall} run after each of the calls it takes: a large
+     * guild's members take one per thousand, and a reader holding a work item's lease renews it there, as
+     * the whole read may outlast the lease.
+     */
+    public Uni<GuildStructure> read(String guildId, Supplier<Uni<Void>> afterEachCall) {
+        return call(HttpMethod.GET, "/guilds/" + guildId + "/roles", null).call(afterEachCall::get)
+                .map(answer -> roles(answer.bodyAsJsonArray()))
+                .chain(roles -> call(HttpMethod.GET, "/guilds/" + guildId + "/channels", null).call(afterEachCall::get)
                         .map(answer -> channels(answer.bodyAsJsonArray()))
-                        .chain(channels -> members(guildId, null, new ArrayList<>())
+                        .chain(channels -> members(guildId, null, new ArrayList<>(), afterEachCall)
                                 .map(members -> new GuildStructure(roles, channels, members))));
     }
 
@@ -116,9 +122,10 @@ public class DiscordGuilds {
                 .onFailure(error -> error instanceof DiscordRejection rejection && rejection.status() == 404).recoverWithItem(false);
     }
 
-    private Uni<List<GuildStructure.Member>> members(String guildId, String after, List<GuildStructure.Member> collected) {
+    private Uni<List<GuildStructure.Member>> members(String guildId, String after, List<GuildStructure.Member> collected,
+            Supplier<Uni<Void>> afterEachCall) {
         String query = "?limit=" + MEMBER_PAGE + (after == null ? "" : "&after=" + after);
-        return call(HttpMethod.GET, "/guilds/" + guildId + "/members" + query, null).chain(answer -> {
+        return call(HttpMethod.GET, "/guilds/" + guildId + "/members" + query, null).call(afterEachCall::get).chain(answer -> {
             JsonArray page = answer.bodyAsJsonArray();
             page.forEach(member -> {
                 JsonObject json = (JsonObject) member;
@@ -129,7 +136,7 @@ public class DiscordGuilds {
             if (page.size() < MEMBER_PAGE) {
                 return Uni.createFrom().item(collected);
             }
-            return members(guildId, collected.get(collected.size() - 1).id(), collected);
+            return members(guildId, collected.get(collected.size() - 1).id(), collected, afterEachCall);
         });
     }
 

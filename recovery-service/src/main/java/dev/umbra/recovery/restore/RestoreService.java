@@ -22,8 +22,9 @@ import java.util.UUID;
  * Accepts restores: one active per guild (409 otherwise; of requests at the same moment the one that
  * gets the guild's restore lock goes on and the others are 409 at once, without waiting for it; a
  * partial unique index is the last word), at most the plan's restores in any 24 hours
- * (429), of a snapshot of the guild (404). The job is queued on {@value RestoreWorker#QUEUE} in the
- * same transaction as RestoreStarted.
+ * (429), of a snapshot of the guild (404), held from retention ({@link SnapshotService#findHeld}): the
+ * retention of a snapshot taken at the same moment either deleted it first (404) or keeps it for the
+ * job. The job is queued on {@value RestoreWorker#QUEUE} in the same transaction as RestoreStarted.
  */
 @ApplicationScoped
 public class RestoreService {
@@ -53,7 +54,7 @@ public class RestoreService {
                         throw ProblemException.conflict("another restore request of guild " + guildId + " is being handled");
                     }
                 })
-                .chain(() -> snapshots.find(guildId, snapshotId))
+                .chain(() -> snapshots.findHeld(guildId, snapshotId))
                 .chain(() -> RestoreJob.count("guildId = ?1 and status in ?2", guildId, List.of(RestoreStatus.QUEUED, RestoreStatus.RUNNING)))
                 .chain(active -> {
                     if (active > 0) {

@@ -38,8 +38,9 @@ import org.jboss.logging.Logger;
  * two replicas from running one job at once; every write below first checks that this worker still
  * holds the lease). A try:
  * <ol>
- * <li>once per job: reads the guild from Discord, stores it as the PRE_RESTORE snapshot, plans the
- * steps against it and stores them (one transaction), the job RUNNING;</li>
+ * <li>once per job: reads the guild from Discord (renewing the lease after each call: a large guild's
+ * read may take longer than a lease), stores it as the PRE_RESTORE snapshot, plans the steps against it
+ * and stores them (one transaction), the job RUNNING;</li>
  * <li>applies the steps not done yet, in order, each recorded DONE in its own transaction as soon as
  * Discord confirms it, so that a crash, a lost lease or an outage resumes after the last finished step.
  * A create is first recorded ATTEMPTED: if its answer never came, the next try looks for the object it
@@ -127,7 +128,7 @@ public class RestoreWorker implements WorkHandler {
     }
 
     private Uni<Void> plan(WorkItem item, RestoreJob job) {
-        return discord.read(job.guildId).chain(current -> inLease(item, () -> RestoreJob.<RestoreJob>findById(job.id).chain(fresh -> {
+        return discord.read(job.guildId, renewing(item)).chain(current -> inLease(item, () -> RestoreJob.<RestoreJob>findById(job.id).chain(fresh -> {
             if (fresh.status != RestoreStatus.QUEUED) {
                 return Uni.createFrom().voidItem();
             }
@@ -161,7 +162,7 @@ public class RestoreWorker implements WorkHandler {
 
     private Uni<Void> applyOne(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
         if (step.kind().creates()) {
-            Uni<String> alreadyThere = step.attempted() ? createdBefore(job, step, created) : Uni.createFrom().nullItem();
+            Uni<String> alreadyThere = step.attempted() ? createdBefore(item, job, step, created) : Uni.createFrom().nullItem();
             return alreadyThere
                     .chain(found -> found != null ? Uni.createFrom().item(found)
                             : inLease(item, () -> RestoreSteps.attempted(job.id, step)).chain(() -> create(job, step, created)))
@@ -198,9 +199,9 @@ public class RestoreWorker implements WorkHandler {
      * the step's name (and type, for a channel) that was not in the guild before the restore and is
      * not the result of another step. Null when there is none: the create is sent.
      */
-    private Uni<String> createdBefore(RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+    private Uni<String> createdBefore(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
         return Panache.withSession(() -> Snapshot.<Snapshot>findById(job.preRestoreSnapshotId))
-                .chain(pre -> discord.read(job.guildId).map(now -> {
+                .chain(pre -> discord.read(job.guildId, renewing(item)).map(now -> {
                     GuildStructure before = pre.decoded();
                     Set<String> taken = new HashSet<>(created.values());
                     Stream.concat(before.roles().stream().map(GuildStructure.Role::id), before.channels().stream().map(GuildStructure.Channel::id))
@@ -265,6 +266,11 @@ public class RestoreWorker implements WorkHandler {
             LOG.infof("restore %s of guild %s failed: %s", job.id, job.guildId, summary);
             return outbox.publish(new RestoreFailed(job.id, summary)).replaceWithVoid();
         }));
+    }
+
+    /** Between the calls of a read of the guild, which may outlast a lease: renews the item's lease, or ends the try if it was taken over. */
+    private Supplier<Uni<Void>> renewing(WorkItem item) {
+        return () -> inLease(item, () -> Uni.createFrom().voidItem());
     }
 
     /** {@code work} in a transaction of its own, if this worker still holds the item's lease (the row stays locked until commit). */

@@ -7,7 +7,8 @@ import io.smallrye.mutiny.Uni;
 /**
  * Serialises a guild's writers of one kind inside their transactions with a transaction-scoped
  * advisory lock, released at commit or rollback: two snapshots of a guild apply retention one after
- * the other; of two restore requests at once, one goes on and the other is refused.
+ * the other, and a restore request looks its snapshot up before or after either; of two restore
+ * requests at once, one goes on and the other is refused.
  */
 public final class GuildLocks {
 

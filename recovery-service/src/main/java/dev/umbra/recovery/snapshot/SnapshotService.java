@@ -27,7 +27,8 @@ import java.util.UUID;
 @ApplicationScoped
 public class SnapshotService {
 
-    private static final String NEWEST_FIRST = "select id from snapshot where guild_id = $1 order by created_at desc, id desc";
+    private static final String LOCK = "snapshot";
+    private static final String NEWEST_FIRST = "select id, trigger from snapshot where guild_id = $1 order by created_at desc, id desc";
     /** What a restore under way still reads: the snapshot it restores, and the one it took of the guild before its first change. */
     private static final String IN_USE = """
             select snapshot_id from restore_job where guild_id = $1 and status in ('QUEUED', 'RUNNING')
@@ -62,12 +63,15 @@ public class SnapshotService {
     /** Stores a snapshot and applies retention, in the caller's transaction. */
     public Uni<Snapshot> store(String guildId, SnapshotTrigger trigger, SnapshotCodec.Encoded encoded) {
         Snapshot snapshot = Snapshot.of(guildId, trigger, encoded, clock.instant());
-        return GuildLocks.lock("snapshot", guildId)
+        return GuildLocks.lock(LOCK, guildId)
                 .chain(() -> snapshot.<Snapshot>persist())
                 .chain(() -> outbox.publish(new SnapshotCreated(snapshot.id, guildId, trigger.name())))
                 .chain(() -> plans.entitlementsOf(guildId))
                 .chain(entitlements -> Panache.getSession().chain(session -> session.flush()
-                        .chain(() -> NativeSelects.select(session, NEWEST_FIRST, guildId).map(NativeSelects.column(UUID.class)))
+                        .chain(() -> NativeSelects.select(session, NEWEST_FIRST, guildId).map(rows -> rows.stream()
+                                .map(row -> new Retention.Stored(NativeSelects.value(row[0], UUID.class),
+                                        SnapshotTrigger.valueOf(NativeSelects.value(row[1], String.class))))
+                                .toList()))
                         .chain(newestFirst -> NativeSelects.select(session, IN_USE, guildId).map(NativeSelects.column(UUID.class))
                                 .map(inUse -> Retention.beyond(newestFirst, entitlements.snapshotRetention(), new HashSet<>(inUse))))))
                 .chain(beyond -> delete(guildId, beyond))
@@ -104,6 +108,16 @@ public class SnapshotService {
             }
             return snapshot;
         });
+    }
+
+    /**
+     * The snapshot of the guild, or 404, looked up under the guild's snapshot lock, which the caller's
+     * transaction then holds to its end: a snapshot taken meanwhile applies its retention after that, and
+     * so sees what the caller wrote (a restore job that needs this snapshot); one taken before has applied
+     * it already, and a snapshot it deleted is not found.
+     */
+    public Uni<Snapshot> findHeld(String guildId, UUID id) {
+        return GuildLocks.lock(LOCK, guildId).chain(() -> find(guildId, id));
     }
 
     @WithSession

@@ -29,12 +29,32 @@ class BurstRuleTest {
     void entriesJustOutsideTheWindowDoNotCount() {
         assertThat(channels.burstAt(at(0, 6, 11), T.plusSeconds(11))).isFalse();
         assertThat(channels.burstAt(at(1, 6, 11), T.plusSeconds(11))).isTrue();
-        assertThat(channels.burstAt(at(0, 1, 2), T.plusSeconds(1))).as("a later entry is not in a window that ends before it").isFalse();
     }
 
     @Test
-    void aBurstGoesOnWhileEntriesComeWithinAWindowOfItsLast() {
-        assertThat(channels.continues(T, T.plusSeconds(10))).isTrue();
-        assertThat(channels.continues(T, T.plusSeconds(11))).isFalse();
+    void aBurstIsFoundWhicheverOfItsEntriesArrivesLast() {
+        // the entries of 0 s and 1 s arrive after the one of 9 s: the last to arrive is the first or a middle one of the burst
+        assertThat(channels.burstAt(at(9, 0), T)).isFalse();
+        assertThat(channels.burstAt(at(9, 0, 1), T.plusSeconds(1))).isTrue();
+        assertThat(channels.burstAt(at(9, 1, 0), T)).isTrue();
+        assertThat(bans.burstAt(at(4, 3, 1, 2, 0), T)).isTrue();
+    }
+
+    @Test
+    void entriesAroundTheNewOneCountOnlyInAWindowThatHoldsItToo() {
+        // 0 s and 11 s are both within a window of 5 s, but no window of 10 s holds all three
+        assertThat(channels.burstAt(at(0, 11, 5), T.plusSeconds(5))).isFalse();
+        assertThat(channels.burstAt(at(0, 10, 5), T.plusSeconds(5))).isTrue();
+        // a window that holds two others but not the new entry is no burst of the new entry's
+        assertThat(channels.burstAt(at(12, 13, 0), T)).isFalse();
+    }
+
+    @Test
+    void aBurstGoesOnWhileEntriesComeWithinAWindowOfItsLastOrLateWithinAWindowOfItsFirst() {
+        assertThat(channels.continues(T, T.plusSeconds(3), T.plusSeconds(13))).isTrue();
+        assertThat(channels.continues(T, T.plusSeconds(3), T.plusSeconds(14))).isFalse();
+        assertThat(channels.continues(T, T.plusSeconds(3), T.plusSeconds(1))).isTrue();
+        assertThat(channels.continues(T, T.plusSeconds(3), T.minusSeconds(10))).isTrue();
+        assertThat(channels.continues(T, T.plusSeconds(3), T.minusSeconds(11))).isFalse();
     }
 }

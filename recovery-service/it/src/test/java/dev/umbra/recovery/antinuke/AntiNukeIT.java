@@ -17,6 +17,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.recovery.snapshot.GuildStructure;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
@@ -27,8 +29,11 @@ import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +50,9 @@ class AntiNukeIT {
 
     @InjectDevstack
     DiscordSandbox discord;
+
+    @Inject
+    WorkQueues queues;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
@@ -118,6 +126,16 @@ class AntiNukeIT {
     }
 
     @Test
+    void aBurstWhoseEntriesArriveOutOfOrderTriggersOnce() {
+        // the bot forwards the latest deletion first, then the two before it
+        forward(deletion(9)).then().statusCode(202).body("triggered", equalTo(List.of()));
+        forward(deletion(0), deletion(1)).then().statusCode(202).body("triggered", equalTo(List.of("mass-channel-deletion")));
+        // late entries of the same burst, before or within it, extend it
+        forward(deletion(-3), deletion(5)).then().statusCode(202).body("triggered", equalTo(List.of()));
+        assertThat(db.count("select count(*) from anti_nuke_incident where guild_id = ?", guild)).isOne();
+    }
+
+    @Test
     void onAPlanWithAntiNukeTheSuspectLosesTheirRolesAndTheGuildIsSnapshotted() {
         grant(db, guild, "PRO");
         GuildStructure saved = structure(guild);
@@ -143,6 +161,35 @@ class AntiNukeIT {
             assertThat(discord.guilds().changes(guild)).containsExactly("PATCH /api/v10/guilds/" + guild + "/members/" + actor);
             assertThat(db.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isOne();
         }
+    }
+
+    @Test
+    void aReadOfTheGuildLongerThanTheLeaseKeepsTheResponseItsOwnAndAnotherReplicaCannotTakeItOver() throws Throwable {
+        grant(db, guild, "PRO");
+        GuildStructure saved = structure(guild);
+        List<GuildStructure.Member> members = new ArrayList<>(saved.members());
+        members.add(new GuildStructure.Member(actor, List.of(saved.roles().get(1).id())));
+        discord.guilds().put(guild, discordShape(new GuildStructure(saved.roles(), saved.channels(), members)));
+        // the lease is 5 s in tests; the response's read of the guild (roles, channels, members) takes 3 × 2 s
+        discord.answerAfter(Duration.ofSeconds(2));
+        List<ObjectNode> bans = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            bans.add(entry(Snowflakes.random(), "MEMBER_BAN_ADD", actor, i));
+        }
+        forward(bans.toArray(ObjectNode[]::new)).then().statusCode(202).body("triggered", equalTo(List.of("mass-ban")));
+        String incident = db.text("select cast(id as text) from anti_nuke_incident where guild_id = ?", guild);
+        await().atMost(WAIT).until(() -> "leased".equals(db.text("select status from work_item where queue = 'anti-nuke-response' and item_key = ?",
+                incident)));
+        Instant readDone = Instant.now().plusSeconds(9);
+        while (Instant.now().isBefore(readDone)) {
+            List<WorkItem> claimed = VertxContextSupport.subscribeAndAwait(() -> queues.queue(AntiNukeResponse.QUEUE).claim());
+            assertThat(claimed).as("what another replica claims").extracting(WorkItem::key).doesNotContain(incident);
+            Thread.sleep(250);
+        }
+
+        discord.answerAfter(Duration.ZERO);
+        await().atMost(WAIT).until(() -> db.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild) == 1);
+        assertThat(discord.guilds().changes(guild)).as("the suspect's roles taken once").containsExactly("PATCH /api/v10/guilds/" + guild + "/members/" + actor);
     }
 
     @Test

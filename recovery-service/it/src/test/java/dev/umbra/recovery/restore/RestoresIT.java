@@ -1,9 +1,11 @@
 package dev.umbra.recovery.restore;
 
+import static dev.umbra.recovery.RecoveryFixtures.body;
 import static dev.umbra.recovery.RecoveryFixtures.discordShape;
 import static dev.umbra.recovery.RecoveryFixtures.events;
 import static dev.umbra.recovery.RecoveryFixtures.grant;
 import static dev.umbra.recovery.RecoveryFixtures.onDiscord;
+import static dev.umbra.recovery.RecoveryFixtures.postSnapshot;
 import static dev.umbra.recovery.RecoveryFixtures.structure;
 import static dev.umbra.recovery.RecoveryFixtures.takeSnapshot;
 import static dev.umbra.recovery.RecoveryFixtures.WAIT;
@@ -18,7 +20,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
+import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.recovery.snapshot.GuildStructure;
+import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.InjectDevstack;
@@ -27,7 +32,12 @@ import dev.umbra.testing.Snowflakes;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.path.json.JsonPath;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -50,6 +60,9 @@ class RestoresIT {
 
     @InjectDevstack
     DiscordSandbox discord;
+
+    @Inject
+    WorkQueues queues;
 
     private String guild;
     private GuildStructure saved;
@@ -179,6 +192,58 @@ class RestoresIT {
         discord.recover();
         assertThat(awaitFinished(guild, job).getString("status")).isEqualTo("COMPLETED");
         assertRestored();
+    }
+
+    @Test
+    void aRestoreAskedWhileANewerSnapshotsRetentionRunsEitherKeepsItsSnapshotOrIsRefused() throws Exception {
+        // FREE keeps one snapshot: the newer one pushes out the one the restore asks for, unless a restore has it
+        List<UUID> accepted = new ArrayList<>();
+        Map<UUID, String> guildOf = new HashMap<>();
+        for (int round = 0; round < 20; round++) {
+            String raced = Snowflakes.random();
+            GuildStructure before = structure(raced);
+            UUID older = takeSnapshot(raced, before);
+            discord.guilds().put(raced, discordShape(nuked(raced, before)));
+
+            List<Response> answers = Concurrently.run(2, caller -> caller == 0 ? requestRestore(raced, older)
+                    : postSnapshot(raced, body("SCHEDULED", structure(raced))));
+            answers.get(1).then().statusCode(201);
+            int restore = answers.get(0).statusCode();
+            assertThat(restore).isIn(202, 404);
+            long kept = db.count("select count(*) from snapshot where id = ?", older);
+            if (restore == 202) {
+                assertThat(kept).as("the snapshot of an accepted restore (round %d)", round).isOne();
+                UUID job = UUID.fromString(answers.get(0).path("id"));
+                accepted.add(job);
+                guildOf.put(job, raced);
+            } else {
+                assertThat(kept).as("a restore refused because its snapshot was gone (round %d)", round).isZero();
+            }
+        }
+        for (UUID job : accepted) {
+            assertThat(awaitFinished(guildOf.get(job), job).getString("status")).isEqualTo("COMPLETED");
+        }
+    }
+
+    @Test
+    void aReadOfTheGuildLongerThanTheLeaseKeepsTheRestoreItsOwnAndAnotherReplicaCannotTakeItOver() throws Throwable {
+        // the lease is 5 s in tests; the restore's first read of the guild (roles, channels, members) takes 3 × 2 s
+        discord.answerAfter(Duration.ofSeconds(2));
+        UUID job = restore(guild, snapshot);
+        await().atMost(WAIT).until(() -> "leased".equals(db.text("select status from work_item where queue = 'restore-job' and item_key = ?",
+                job.toString())));
+        Instant readDone = Instant.now().plusSeconds(9);
+        while (Instant.now().isBefore(readDone)) {
+            List<WorkItem> claimed = VertxContextSupport.subscribeAndAwait(() -> queues.queue(RestoreWorker.QUEUE).claim());
+            assertThat(claimed).as("what another replica claims").extracting(WorkItem::key).doesNotContain(job.toString());
+            Thread.sleep(250);
+        }
+        assertThat(db.text("select status from restore_job where id = ?", job)).isEqualTo("RUNNING");
+
+        discord.answerAfter(Duration.ZERO);
+        assertThat(awaitFinished(guild, job).getString("status")).isEqualTo("COMPLETED");
+        assertRestored();
+        assertThat(discord.guilds().changes(guild)).as("every step applied once").hasSize(11);
     }
 
     @Test

@@ -99,6 +99,43 @@ class SnapshotsIT {
     }
 
     @Test
+    void snapshotsOfIncidentsAndBeforeRestoresNeverPushOutTheRegularOnesAUserRestoresFrom() {
+        String guild = Snowflakes.random();
+        grant(db, guild, "PRO");
+        List<UUID> regular = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            regular.add(takeSnapshot(guild, structure(guild)));
+        }
+        // nine incidents and two restores later, each with a snapshot of the damaged guild
+        List<UUID> incidents = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            incidents.add(take(guild, "ANTI_NUKE"));
+        }
+        take(guild, "PRE_RESTORE");
+        take(guild, "PRE_RESTORE");
+
+        assertThat(db.count("select count(*) from snapshot where id = any(string_to_array(?, ',')::uuid[])", ids(regular))).isEqualTo(7);
+        assertThat(db.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isEqualTo(7);
+        assertThat(db.count("select count(*) from snapshot where id = any(string_to_array(?, ',')::uuid[])", ids(incidents.subList(0, 2))))
+                .as("the oldest incidents' snapshots made room for newer ones").isZero();
+        assertThat(db.count("select count(*) from snapshot where guild_id = ? and trigger = 'PRE_RESTORE'", guild)).isEqualTo(2);
+
+        UUID scheduled = take(guild, "SCHEDULED");
+        assertThat(db.count("select count(*) from snapshot where id = ?", regular.get(0))).as("a regular snapshot pushes out the oldest regular one")
+                .isZero();
+        assertThat(db.count("select count(*) from snapshot where id = ?", scheduled)).isOne();
+        assertThat(snapshotsOf(db, guild)).isEqualTo(7 + 7 + 2);
+    }
+
+    private static UUID take(String guild, String trigger) {
+        return UUID.fromString(postSnapshot(guild, body(trigger, structure(guild))).then().statusCode(201).extract().path("id"));
+    }
+
+    private static String ids(List<UUID> ids) {
+        return String.join(",", ids.stream().map(UUID::toString).toList());
+    }
+
+    @Test
     void licenseEventsInAnyOrderConvergeAndASuspendedLicenseGatesLikeFree() {
         String guild = Snowflakes.random();
         UUID license = UUID.randomUUID();
