@@ -68,8 +68,35 @@ public class ReplayWorker implements WorkHandler {
                             : new Cursor(replay.cursorRecordedAt, replay.cursorSequence, replay.cursorEventId));
                 }))
                 .chain(round -> round == null ? Uni.createFrom().item(Outcome.done()) : publishNext(item, id, round))
-                .onFailure().recoverWithItem(error -> unavailable(error) ? Outcome.unavailable("replay paused: " + error, null)
-                        : Outcome.failed("replay round failed: " + error));
+                .onFailure().recoverWithUni(error -> {
+                    if (unavailable(error)) {
+                        return Uni.createFrom().item(Outcome.unavailable("replay paused: " + error, null));
+                    }
+                    Outcome failed = Outcome.failed("replay round failed: " + error);
+                    // the queue dead-letters the item at its last attempt: the replay must not stay RUNNING after it
+                    return item.attempts() + 1 >= queue.settings().maxAttempts()
+                            ? fail(item, id, "gave up after " + (item.attempts() + 1) + " failed rounds: " + error).replaceWith(failed)
+                            : Uni.createFrom().item(failed);
+                });
+    }
+
+    /** A replay whose rounds kill or hang the worker ends FAILED, as one that fails its last attempt does. */
+    @Override
+    public Uni<Outcome> abandoned(WorkItem item, String reason) {
+        return fail(item, UUID.fromString(item.key()), reason).replaceWith(Outcome.poison(reason));
+    }
+
+    private Uni<Void> fail(WorkItem item, UUID id, String reason) {
+        Instant now = clock.instant();
+        return Panache.withTransaction(() -> queue.holdsLease(item).chain(holds -> !holds ? Uni.createFrom().voidItem()
+                : Replay.lockById(id).invoke(replay -> {
+                    if (replay != null && !replay.status.finished()) {
+                        replay.status = ReplayStatus.FAILED;
+                        replay.finishedAt = now;
+                        replay.note = reason.length() <= 500 ? reason : reason.substring(0, 500);
+                        LOG.warnf("replay %s of %s failed after %d events published: %s", id, replay.scope, replay.published, reason);
+                    }
+                }).replaceWithVoid()));
     }
 
     private String refusals(Replay replay) {

@@ -98,10 +98,8 @@ public class RestoreWorker implements WorkHandler {
 
     @Override
     public Uni<Outcome> handle(WorkItem item) {
-        UUID jobId;
-        try {
-            jobId = UUID.fromString(item.payload().path("restore_job_id").asText());
-        } catch (IllegalArgumentException unreadable) {
+        UUID jobId = jobIdOf(item);
+        if (jobId == null) {
             return Uni.createFrom().item(Outcome.poison("no restore job id in the item"));
         }
         return Panache.withSession(() -> RestoreJob.<RestoreJob>findById(jobId))
@@ -122,6 +120,25 @@ public class RestoreWorker implements WorkHandler {
                 })
                 .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null))
                 .onFailure().recoverWithUni(error -> afterFailedTry(item, jobId, error));
+    }
+
+    /** A job whose tries kill or hang the worker ends FAILED (RestoreFailed), rather than stay QUEUED and refuse every later restore of its guild. */
+    @Override
+    public Uni<Outcome> abandoned(WorkItem item, String reason) {
+        UUID jobId = jobIdOf(item);
+        if (jobId == null) {
+            return Uni.createFrom().item(Outcome.poison("no restore job id in the item"));
+        }
+        return fail(item, jobId, reason).replaceWith(Outcome.poison(reason))
+                .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null));
+    }
+
+    private static UUID jobIdOf(WorkItem item) {
+        try {
+            return UUID.fromString(item.payload().path("restore_job_id").asText());
+        } catch (IllegalArgumentException unreadable) {
+            return null;
+        }
     }
 
     private record Planned(RestoreJob job, List<RestoreSteps.Stored> steps) {

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Tokens;
@@ -37,6 +38,8 @@ import org.junit.jupiter.api.Test;
 
 /** Operators re-publish stored events: in recorded order, as they were, masked ones refused, one replay of a scope at a time. */
 @QuarkusTest
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "is dead: poison: its lease ran out")
+@ExpectedLog(category = "dev.umbra.audit.replay.ReplayWorker", message = "failed after")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class ReplayIT {
 
@@ -194,6 +197,21 @@ class ReplayIT {
 
         // the scope is free again
         ask(body).then().statusCode(202);
+    }
+
+    @Test
+    void aReplayWhoseRoundsKeepKillingTheirWorkerEndsFailedInsteadOfRunningForEver() {
+        String aggregate = "probe-" + UUID.randomUUID();
+        storedEvents(aggregate, 12);
+        String replay = ask("{\"aggregateType\":\"audit_probe\",\"aggregateId\":\"" + aggregate + "\"}").then().statusCode(202)
+                .extract().path("id");
+        // as if four workers in a row had died during its rounds: the next claim hands it to the worker as abandoned
+        db.execute("update work_item set status = 'leased', lease_until = now() - interval '1 second', lease_token = nextval('work_item_lease_token'), "
+                + "abandoned_claims = 4 where queue = 'audit-replay' and item_key = ?", replay);
+
+        assertThat(finished(replay)).isEqualTo("FAILED");
+        assertThat(db.text("select note from replay where id = ?::uuid", replay)).contains("kill or hang the worker");
+        assertThat(db.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replay)).isEqualTo("dead");
     }
 
     @Test

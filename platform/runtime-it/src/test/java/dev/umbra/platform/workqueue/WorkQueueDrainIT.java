@@ -110,36 +110,43 @@ class WorkQueueDrainIT {
         // each worker claims the item and dies before recording anything: the next claim comes once the lease has run out
         for (int claim = 0; claim <= abandonable; claim++) {
             assertThat(VertxContextSupport.subscribeAndAwait(queue::claim)).extracting(WorkItem::key).containsExactly("deadly");
-            db.execute("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = 'deadly'",
-                    CountingWork.QUEUE);
+            expireLease("deadly");
         }
 
-        assertThat(VertxContextSupport.subscribeAndAwait(queue::claim)).isEmpty();
+        assertThat(runOnce()).isEqualTo(1);
+        assertThat(work.tried()).isEmpty();
         assertThat(db.text("select status || ':' || attempts || ':' || last_error from work_item where queue = ? and item_key = 'deadly'",
                 CountingWork.QUEUE)).startsWith("dead:0:poison: its lease ran out " + (abandonable + 1) + " times");
-        assertThat(work.tried()).isEmpty();
     }
 
     @Test
-    void aRescheduledItemStartsAfreshAfterWorkersDiedOnIt() throws Throwable {
+    void anOutcomeRecordedEndsTheRunOfAbandonedClaimsAndARescheduledItemStartsAfresh() throws Throwable {
         WorkQueue queue = queues.queue(CountingWork.QUEUE);
-        enqueue(List.of("rescheduled"), Instant.now());
-        for (int claim = 0; claim < 2; claim++) {
+        enqueue(List.of("refused-then-abandoned"), Instant.now());
+        for (int claim = 0; claim < 3; claim++) {
             VertxContextSupport.subscribeAndAwait(queue::claim);
-            db.execute("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = 'rescheduled'",
-                    CountingWork.QUEUE);
+            expireLease("refused-then-abandoned");
         }
-        VertxContextSupport.subscribeAndAwait(queue::claim);
-        assertThat(db.count("select abandoned_claims from work_item where queue = ? and item_key = 'rescheduled'", CountingWork.QUEUE))
-                .isEqualTo(2);
-
-        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
-                () -> queue.schedule("rescheduled", JsonNodeFactory.instance.objectNode(), Instant.now())));
-
-        assertThat(db.count("select abandoned_claims from work_item where queue = ? and item_key = 'rescheduled'", CountingWork.QUEUE))
-                .isZero();
         assertThat(runOnce()).isEqualTo(1);
-        assertThat(work.tried()).containsExactly("rescheduled");
+        assertThat(work.tried()).containsExactly("refused-then-abandoned");
+        assertThat(db.count("select abandoned_claims from work_item where queue = ? and item_key = 'refused-then-abandoned'",
+                CountingWork.QUEUE)).isZero();
+
+        db.execute("update work_item set due_at = now() - interval '1 second' where queue = ? and item_key = 'refused-then-abandoned'",
+                CountingWork.QUEUE);
+        VertxContextSupport.subscribeAndAwait(queue::claim);
+        expireLease("refused-then-abandoned");
+        VertxContextSupport.subscribeAndAwait(queue::claim);
+        assertThat(db.count("select abandoned_claims from work_item where queue = ? and item_key = 'refused-then-abandoned'",
+                CountingWork.QUEUE)).isEqualTo(1);
+        VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
+                () -> queue.schedule("refused-then-abandoned", JsonNodeFactory.instance.objectNode(), Instant.now())));
+        assertThat(db.count("select abandoned_claims from work_item where queue = ? and item_key = 'refused-then-abandoned'",
+                CountingWork.QUEUE)).isZero();
+    }
+
+    private void expireLease(String key) {
+        db.execute("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = ?", CountingWork.QUEUE, key);
     }
 
     private int drain() throws Throwable {

@@ -15,6 +15,12 @@ public interface RecurringWork extends WorkHandler {
     /** The key of the queue's one item. */
     String RUN = "run";
 
+    /** A run that killed or hung its worker again and again: the next one comes after a backoff, as runs must never stop. */
+    @Override
+    default Uni<Outcome> abandoned(WorkItem item, String reason) {
+        return Uni.createFrom().item(Outcome.deferred(reason, null));
+    }
+
     /**
      * The outcome of a run for {@link #handle}: the next run is due at {@code next}, also after a run that
      * failed (a database or a gateway away): that one is simply the next run's work.

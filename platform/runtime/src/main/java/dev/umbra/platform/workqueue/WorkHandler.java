@@ -13,6 +13,15 @@ public interface WorkHandler {
 
     Uni<Outcome> handle(WorkItem item);
 
+    /**
+     * The item's claims ran out more than {@code max-abandoned-claims} times in a row with nothing recorded:
+     * its tries kill or hang the worker, so it is not tried again. Dead with the reason by default; a handler
+     * whose item stands for state of its own (a job) ends that too. Bookkeeping only: never the item's work.
+     */
+    default Uni<Outcome> abandoned(WorkItem item, String reason) {
+        return Uni.createFrom().item(Outcome.poison(reason));
+    }
+
     /** False while the far side is known to be down (an open circuit): the round then claims nothing. */
     default boolean ready() {
         return true;

@@ -85,7 +85,8 @@ public final class WorkQueue {
     private static final String RECORD = """
             update work_item
             set status = cast($4 as varchar), attempts = $5, due_at = coalesce($6, due_at), last_error = $7,
-                lease_until = null, lease_token = null, finished_at = case when cast($4 as varchar) in ('done', 'dead') then $8 end
+                lease_until = null, lease_token = null, finished_at = case when cast($4 as varchar) in ('done', 'dead') then $8 end,
+                abandoned_claims = 0
             where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
     private static final String BACKLOG = """
             select count(*) filter (where status = 'pending' and due_at <= $2) as due,
@@ -180,27 +181,18 @@ public final class WorkQueue {
      * Claims up to a batch of due items, each with a lease and a new fencing token, in one short transaction,
      * and hands them out longest due first (an UPDATE's RETURNING keeps no order): while a breaker lets one
      * trial call through, the item tried is then the one that waited longest, not the same one every round.
-     * An item whose claims ran out more than {@code max-abandoned-claims} times with nothing recorded is
-     * dead-lettered instead of handed out: its tries kill or hang the worker, and would do so for ever.
+     * An item taken again after its lease ran out with nothing recorded counts one more abandoned claim.
      */
     public Uni<List<WorkItem>> claim() {
         Instant now = clock.instant();
-        List<WorkItem> abandonedTooOften = new ArrayList<>();
         return pool.withTransaction(connection -> connection.preparedQuery(CLAIM)
                         .execute(Tuple.of(name, utc(now), settings.batchSize(), utc(now.plus(settings.lease())))))
                 .map(rows -> {
                     List<WorkItem> items = new ArrayList<>();
-                    rows.forEach(row -> {
-                        WorkItem item = new WorkItem(name, row.getString("item_key"), fromJson(row), row.getInteger("attempts"),
-                                row.getLong("lease_token"), row.getOffsetDateTime("lease_until").toInstant());
-                        (row.getInteger("abandoned_claims") > settings.maxAbandonedClaims() ? abandonedTooOften : items).add(item);
-                    });
+                    rows.forEach(row -> items.add(new WorkItem(name, row.getString("item_key"), fromJson(row), row.getInteger("attempts"),
+                            row.getLong("lease_token"), row.getOffsetDateTime("lease_until").toInstant(), row.getInteger("abandoned_claims"))));
                     return items;
-                })
-                .call(items -> Multi.createFrom().iterable(abandonedTooOften)
-                        .onItem().transformToUniAndConcatenate(item -> record(item, Outcome.poison("its lease ran out "
-                                + (settings.maxAbandonedClaims() + 1) + " times with nothing recorded: its tries kill or hang the worker")))
-                        .collect().last());
+                });
     }
 
     /**
@@ -266,6 +258,12 @@ public final class WorkQueue {
     }
 
     private Uni<Boolean> tryOne(Context caller, WorkHandler handler, WorkItem item) {
+        if (item.abandonedClaims() > settings.maxAbandonedClaims()) {
+            String reason = "its lease ran out " + item.abandonedClaims() + " times with nothing recorded: its tries kill or hang the worker";
+            return OwnContext.runOn(caller, () -> handler.abandoned(item, reason))
+                    .chain(outcome -> record(item, outcome).map(accepted -> accepted && !(outcome instanceof Outcome.Deferred)))
+                    .onFailure().recoverWithItem(false);
+        }
         if (!clock.instant().isBefore(item.leaseUntil().minus(settings.lease().dividedBy(2)))) {
             // A round leases its whole batch at the claim and tries it a few at a time: an item whose turn comes with
             // less than half its lease left could outlive it while another worker takes it over and tries it too.

@@ -26,6 +26,7 @@ import dev.umbra.recovery.snapshot.GuildStructure;
 import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
@@ -52,6 +53,7 @@ import org.junit.jupiter.api.Test;
 
 /** Restores against devstack's Discord sandbox: the guild's structure comes back, each change made once, outages waited out or given up. */
 @QuarkusTest
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "is dead: poison: its lease ran out")
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "recovery"), @ResourceArg(name = "outbox", value = "recovery")})
 class RestoresIT {
 
@@ -244,6 +246,21 @@ class RestoresIT {
         assertThat(awaitFinished(guild, job).getString("status")).isEqualTo("COMPLETED");
         assertRestored();
         assertThat(discord.guilds().changes(guild)).as("every step applied once").hasSize(11);
+    }
+
+    @Test
+    void aRestoreWhoseTriesKeepKillingTheirWorkerEndsFailedInsteadOfStayingQueuedForEver() {
+        discord.answerAfter(Duration.ofSeconds(2));
+        UUID job = restore(guild, snapshot);
+        // as if four workers in a row had died while trying it: the next claim hands it to the worker as abandoned
+        db.execute("update work_item set status = 'leased', lease_until = now() - interval '1 second', "
+                + "lease_token = nextval('work_item_lease_token'), abandoned_claims = 4 "
+                + "where queue = 'restore-job' and item_key = ?", job.toString());
+        discord.answerAfter(Duration.ZERO);
+
+        assertThat(awaitFinished(guild, job).getString("status")).isEqualTo("FAILED");
+        assertThat(db.text("select error from restore_job where id = ?", job)).contains("kill or hang the worker");
+        assertThat(db.text("select status from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isEqualTo("dead");
     }
 
     @Test
