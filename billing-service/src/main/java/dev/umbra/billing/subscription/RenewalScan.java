@@ -36,6 +36,12 @@ public class RenewalScan implements WorkHandler {
         return QUEUE;
     }
 
+    /** Scans must never stop: one that killed or hung its worker again and again is tried again after a backoff. */
+    @Override
+    public Uni<Outcome> abandoned(WorkItem item, String reason) {
+        return Uni.createFrom().item(Outcome.deferred(reason, null));
+    }
+
     @Override
     public Uni<Outcome> handle(WorkItem item) {
         return renewals.scan().map(due -> {

@@ -129,7 +129,9 @@ public class RestoreWorker implements WorkHandler {
         if (jobId == null) {
             return Uni.createFrom().item(Outcome.poison("no restore job id in the item"));
         }
-        return fail(item, jobId, reason).replaceWith(Outcome.poison(reason))
+        return Panache.withSession(() -> RestoreJob.<RestoreJob>findById(jobId))
+                .chain(job -> job == null || job.status.finished() ? Uni.createFrom().item(Outcome.done())
+                        : fail(item, jobId, reason).replaceWith(Outcome.poison(reason)))
                 .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null));
     }
 

@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Test;
 
 /** Operators re-publish stored events: in recorded order, as they were, masked ones refused, one replay of a scope at a time. */
 @QuarkusTest
-@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "is dead: poison: its lease ran out")
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "its lease ran out")
 @ExpectedLog(category = "dev.umbra.audit.replay.ReplayWorker", message = "failed after")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class ReplayIT {
@@ -207,7 +207,7 @@ class ReplayIT {
                 .extract().path("id");
         // as if four workers in a row had died during its rounds: the next claim hands it to the worker as abandoned
         db.execute("update work_item set status = 'leased', lease_until = now() - interval '1 second', lease_token = nextval('work_item_lease_token'), "
-                + "abandoned_claims = 4 where queue = 'audit-replay' and item_key = ?", replay);
+                + "try_started = true, abandoned_claims = 4 where queue = 'audit-replay' and item_key = ?", replay);
 
         assertThat(finished(replay)).isEqualTo("FAILED");
         assertThat(db.text("select note from replay where id = ?::uuid", replay)).contains("kill or hang the worker");

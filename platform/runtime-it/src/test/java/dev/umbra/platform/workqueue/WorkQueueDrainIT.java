@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * trying at most the queue's concurrency (3) at once; a round that puts an item back ends it.
  */
 @QuarkusTest
-@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "item deadly is dead")
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "item deadly is (dead|not tried again)")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_test"))
 class WorkQueueDrainIT {
 
@@ -102,51 +102,75 @@ class WorkQueueDrainIT {
     }
 
     @Test
-    void anItemWhoseWorkerDiesWhileTryingItIsClaimedAgainAndDeadLetteredOnceItHasKilledTooMany() throws Throwable {
+    void anItemWhoseWorkerDiesWhileTryingItIsClaimedAgainAndHandedToItsHandlerOnceItHasKilledTooMany() throws Throwable {
         WorkQueue queue = queues.queue(CountingWork.QUEUE);
         enqueue(List.of("deadly"), Instant.now());
         int abandonable = queue.settings().maxAbandonedClaims();
 
-        // each worker claims the item and dies before recording anything: the next claim comes once the lease has run out
+        // each worker claims the item, begins its try and dies: the next claim comes once the lease has run out
         for (int claim = 0; claim <= abandonable; claim++) {
             assertThat(VertxContextSupport.subscribeAndAwait(queue::claim)).extracting(WorkItem::key).containsExactly("deadly");
-            expireLease("deadly");
+            dieWhileTrying("deadly");
         }
 
         assertThat(runOnce()).isEqualTo(1);
         assertThat(work.tried()).isEmpty();
         assertThat(db.text("select status || ':' || attempts || ':' || last_error from work_item where queue = ? and item_key = 'deadly'",
-                CountingWork.QUEUE)).startsWith("dead:0:poison: its lease ran out " + (abandonable + 1) + " times");
+                CountingWork.QUEUE)).startsWith("dead:0:poison: its lease ran out " + (abandonable + 1) + " times in a row");
     }
 
     @Test
-    void anOutcomeRecordedEndsTheRunOfAbandonedClaimsAndARescheduledItemStartsAfresh() throws Throwable {
+    void itemsOfABatchStillWaitingForTheirTurnWhenTheirWorkerDiesAreNotCountedAgainstThem() throws Throwable {
+        WorkQueue queue = queues.queue(CountingWork.QUEUE);
+        enqueue(List.of("waiting-1", "waiting-2"), Instant.now());
+        for (int claim = 0; claim <= queue.settings().maxAbandonedClaims() + 1; claim++) {
+            assertThat(VertxContextSupport.subscribeAndAwait(queue::claim)).hasSize(2);
+            db.execute("update work_item set lease_until = now() - interval '1 second' where queue = ?", CountingWork.QUEUE);
+        }
+
+        assertThat(runOnce()).isEqualTo(2);
+        assertThat(work.tried()).containsExactlyInAnyOrder("waiting-1", "waiting-2");
+        assertThat(db.count("select count(*) from work_item where queue = ? and status = 'done'", CountingWork.QUEUE)).isEqualTo(2);
+    }
+
+    @Test
+    void progressOrAnOutcomeEndsARunOfAbandonedClaimsAndARescheduledItemStartsAfresh() throws Throwable {
         WorkQueue queue = queues.queue(CountingWork.QUEUE);
         enqueue(List.of("refused-then-abandoned"), Instant.now());
         for (int claim = 0; claim < 3; claim++) {
             VertxContextSupport.subscribeAndAwait(queue::claim);
-            expireLease("refused-then-abandoned");
+            dieWhileTrying("refused-then-abandoned");
         }
+        WorkItem claimed = VertxContextSupport.subscribeAndAwait(queue::claim).get(0);
+        assertThat(claimed.abandonedClaims()).isEqualTo(3);
+        // a step of a long job done in its lease
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> queue.holdsLease(claimed)))).isTrue();
+        assertThat(abandonedClaims("refused-then-abandoned")).isZero();
+
+        dieWhileTrying("refused-then-abandoned");
         assertThat(runOnce()).isEqualTo(1);
         assertThat(work.tried()).containsExactly("refused-then-abandoned");
-        assertThat(db.count("select abandoned_claims from work_item where queue = ? and item_key = 'refused-then-abandoned'",
-                CountingWork.QUEUE)).isZero();
+        assertThat(abandonedClaims("refused-then-abandoned")).as("a failure recorded").isZero();
 
         db.execute("update work_item set due_at = now() - interval '1 second' where queue = ? and item_key = 'refused-then-abandoned'",
                 CountingWork.QUEUE);
         VertxContextSupport.subscribeAndAwait(queue::claim);
-        expireLease("refused-then-abandoned");
+        dieWhileTrying("refused-then-abandoned");
         VertxContextSupport.subscribeAndAwait(queue::claim);
-        assertThat(db.count("select abandoned_claims from work_item where queue = ? and item_key = 'refused-then-abandoned'",
-                CountingWork.QUEUE)).isEqualTo(1);
+        assertThat(abandonedClaims("refused-then-abandoned")).isEqualTo(1);
         VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
                 () -> queue.schedule("refused-then-abandoned", JsonNodeFactory.instance.objectNode(), Instant.now())));
-        assertThat(db.count("select abandoned_claims from work_item where queue = ? and item_key = 'refused-then-abandoned'",
-                CountingWork.QUEUE)).isZero();
+        assertThat(abandonedClaims("refused-then-abandoned")).isZero();
     }
 
-    private void expireLease(String key) {
-        db.execute("update work_item set lease_until = now() - interval '1 second' where queue = ? and item_key = ?", CountingWork.QUEUE, key);
+    /** As a worker that began the item's try and died: the next claim may take it once its lease has run out. */
+    private void dieWhileTrying(String key) {
+        db.execute("update work_item set try_started = true, lease_until = now() - interval '1 second' where queue = ? and item_key = ?",
+                CountingWork.QUEUE, key);
+    }
+
+    private long abandonedClaims(String key) {
+        return db.count("select abandoned_claims from work_item where queue = ? and item_key = ?", CountingWork.QUEUE, key);
     }
 
     private int drain() throws Throwable {

@@ -225,7 +225,7 @@ public class Inbox {
         }
 
         private Uni<Void> attempt(List<Item> items, int transientFailures, int failures) {
-            return attempt(items, transientFailures, failures, null);
+            return attempt(items, transientFailures, failures, null, 0);
         }
 
         /**
@@ -233,8 +233,9 @@ public class Inbox {
          * @param failures          deterministic failures of a single record so far
          * @param afterFailedRun    null: runs of a {@link BatchEventHandler}'s records are applied together.
          *                          Otherwise every record on its own, after a run failed
+         * @param lostRaces         races lost in a row so far; an infrastructure fault between two starts the count anew
          */
-        private Uni<Void> attempt(List<Item> items, int transientFailures, int failures, FailedRun afterFailedRun) {
+        private Uni<Void> attempt(List<Item> items, int transientFailures, int failures, FailedRun afterFailedRun, int lostRaces) {
             boolean together = afterFailedRun == null;
             return Uni.createFrom().deferred(() -> applyInOneTransaction(items, together))
                     .runSubscriptionOn(context)
@@ -261,9 +262,9 @@ public class Inbox {
                             // a run that ran out of time may simply be too long for the time an attempt has
                             FailedRun next = together && failed.inRun() && cause instanceof HandlerTimeoutException ? FailedRun.NOT_BY_ITS_RECORDS
                                     : afterFailedRun;
-                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next));
+                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next, 0));
                         }
-                        boolean blamed = items.size() == 1 && failures > 0 || transientFailures + 1 >= CONFLICTS_BEFORE_BLAME;
+                        boolean blamed = items.size() == 1 && failures > 0 || lostRaces + 1 >= CONFLICTS_BEFORE_BLAME;
                         if (StorageFaults.lostRace(cause) && !blamed) {
                             // Another transaction (another partition, another channel) wrote the same rows first and
                             // ours rolled back whole: run again, and the handler finds what the winner wrote.
@@ -275,13 +276,13 @@ public class Inbox {
                             }
                             // a run that keeps colliding may collide with itself (two of its records writing one row)
                             FailedRun next = together && failed.inRun() ? FailedRun.NOT_BY_ITS_RECORDS : afterFailedRun;
-                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next));
+                            return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next, lostRaces + 1));
                         }
                         metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.DETERMINISTIC);
                         if (together && failed.inRun()) {
                             // which record of the run it was: the same records again, each applied on its own
                             LOG.debugf("%s applies the run at %s one record at a time: %s", consumer, culprit.position(), rootMessage(cause));
-                            return attempt(items, 0, failures, new FailedRun(records(failed.run), cause));
+                            return attempt(items, 0, failures, new FailedRun(records(failed.run), cause), 0);
                         }
                         if (items.size() > 1) {
                             if (cause instanceof RejectedEventException) {

@@ -62,7 +62,7 @@ public final class WorkQueue {
             on conflict (queue, item_key) do update
             set payload = excluded.payload, status = 'pending', attempts = 0, due_at = excluded.due_at,
                 ready_at = excluded.ready_at, lease_until = null, lease_token = null, last_error = null, finished_at = null,
-                abandoned_claims = 0""";
+                try_started = false, abandoned_claims = 0""";
     private static final String CLAIM = """
             with due as (
                 select queue, item_key from work_item
@@ -74,7 +74,8 @@ public final class WorkQueue {
             , claimed as (
                 update work_item w
                 set status = 'leased', lease_until = $4, lease_token = nextval('work_item_lease_token'),
-                    abandoned_claims = w.abandoned_claims + case when w.status = 'leased' then 1 else 0 end
+                    abandoned_claims = w.abandoned_claims + case when w.status = 'leased' and w.try_started then 1 else 0 end,
+                    try_started = false
                 from due where w.queue = due.queue and w.item_key = due.item_key
                 returning w.item_key, w.payload::text as payload, w.attempts, w.lease_token, w.lease_until, w.due_at, w.abandoned_claims)
             select item_key, payload, attempts, lease_token, lease_until, abandoned_claims from claimed order by due_at, item_key""";
@@ -86,7 +87,7 @@ public final class WorkQueue {
             update work_item
             set status = cast($4 as varchar), attempts = $5, due_at = coalesce($6, due_at), last_error = $7,
                 lease_until = null, lease_token = null, finished_at = case when cast($4 as varchar) in ('done', 'dead') then $8 end,
-                abandoned_claims = 0
+                try_started = false, abandoned_claims = 0
             where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
     private static final String BACKLOG = """
             select count(*) filter (where status = 'pending' and due_at <= $2) as due,
@@ -100,12 +101,16 @@ public final class WorkQueue {
             select item_key, payload::text as payload, attempts, last_error, finished_at, created_at from work_item
             where queue = $1 and status = 'dead' order by finished_at limit $2""";
     private static final String REVIVE = """
-            update work_item set status = 'pending', attempts = 0, abandoned_claims = 0, due_at = $3, ready_at = $3, finished_at = null
+            update work_item set status = 'pending', attempts = 0, try_started = false, abandoned_claims = 0, due_at = $3, ready_at = $3,
+                finished_at = null
             where queue = $1 and item_key = $2 and status = 'dead'""";
     private static final String HOLDS = """
-            update work_item set lease_until = greatest(lease_until, ?4)
+            update work_item set lease_until = greatest(lease_until, ?4), abandoned_claims = 0
             where queue = ?1 and item_key = ?2 and lease_token = ?3 and status = 'leased'
             returning item_key""";
+    private static final String TRY_STARTS = """
+            update work_item set try_started = true
+            where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
     private static final String STATUS = "select status from work_item where queue = $1 and item_key = $2";
 
     /** A dead item, for operators. */
@@ -168,7 +173,8 @@ public final class WorkQueue {
      * claim's token, and then the row stays locked until that transaction ends, so nobody takes the
      * item over meanwhile (claims skip locked rows), and the lease is renewed for a full lease from now
      * (a long job that keeps working keeps its item; a crashed one loses it one lease after its last
-     * step). False: do nothing, the lease is someone else's.
+     * step). A step done is progress: the count of abandoned claims starts anew. False: do nothing, the
+     * lease is someone else's.
      */
     public Uni<Boolean> holdsLease(WorkItem item) {
         return Panache.getSession().chain(session -> session.createNativeQuery(HOLDS)
@@ -181,7 +187,8 @@ public final class WorkQueue {
      * Claims up to a batch of due items, each with a lease and a new fencing token, in one short transaction,
      * and hands them out longest due first (an UPDATE's RETURNING keeps no order): while a breaker lets one
      * trial call through, the item tried is then the one that waited longest, not the same one every round.
-     * An item taken again after its lease ran out with nothing recorded counts one more abandoned claim.
+     * An item taken again after a try of it began and its lease ran out with nothing recorded (and no
+     * progress, see {@link #holdsLease}) counts one more abandoned claim.
      */
     public Uni<List<WorkItem>> claim() {
         Instant now = clock.instant();
@@ -259,10 +266,7 @@ public final class WorkQueue {
 
     private Uni<Boolean> tryOne(Context caller, WorkHandler handler, WorkItem item) {
         if (item.abandonedClaims() > settings.maxAbandonedClaims()) {
-            String reason = "its lease ran out " + item.abandonedClaims() + " times with nothing recorded: its tries kill or hang the worker";
-            return OwnContext.runOn(caller, () -> handler.abandoned(item, reason))
-                    .chain(outcome -> record(item, outcome).map(accepted -> accepted && !(outcome instanceof Outcome.Deferred)))
-                    .onFailure().recoverWithItem(false);
+            return abandoned(caller, handler, item);
         }
         if (!clock.instant().isBefore(item.leaseUntil().minus(settings.lease().dividedBy(2)))) {
             // A round leases its whole batch at the claim and tries it a few at a time: an item whose turn comes with
@@ -270,6 +274,28 @@ public final class WorkQueue {
             return record(item, Outcome.deferred("its lease ran short before its turn in the round", clock.instant()))
                     .replaceWith(false).onFailure().recoverWithItem(false);
         }
+        return Statements.execute(pool, TRY_STARTS, Tuple.of(name, item.key(), item.leaseToken()))
+                .chain(rows -> rows.rowCount() == 1 ? attempt(caller, handler, item) : Uni.createFrom().item(false))
+                .onFailure().recoverWithItem(error -> {
+                    LOG.debugf("work queue %s: item %s not tried, its start was not recorded: %s", name, item.key(), error);
+                    return false;
+                });
+    }
+
+    /** Its tries began and their leases ran out, again and again, with nothing recorded: not tried, its handler says what becomes of it. */
+    private Uni<Boolean> abandoned(Context caller, WorkHandler handler, WorkItem item) {
+        String reason = "its lease ran out " + item.abandonedClaims() + " times in a row with nothing recorded: its tries kill or hang the worker";
+        LOG.warnf("work queue %s: item %s is not tried again: %s", name, item.key(), reason);
+        return OwnContext.runOn(caller, () -> handler.abandoned(item, reason))
+                .chain(outcome -> record(item, outcome).map(accepted -> accepted && !(outcome instanceof Outcome.Deferred)))
+                .onFailure().recoverWithItem(error -> {
+                    LOG.warnf("work queue %s: what becomes of abandoned item %s was not recorded (%s); it is taken again after its lease", name,
+                            item.key(), error.toString());
+                    return false;
+                });
+    }
+
+    private Uni<Boolean> attempt(Context caller, WorkHandler handler, WorkItem item) {
         return OwnContext.runOn(caller, () -> handler.handle(item))
                 .onFailure().recoverWithItem(error -> StorageFaults.isTransient(error)
                         ? Outcome.unavailable(error.toString(), null)

@@ -53,7 +53,7 @@ import org.junit.jupiter.api.Test;
 
 /** Restores against devstack's Discord sandbox: the guild's structure comes back, each change made once, outages waited out or given up. */
 @QuarkusTest
-@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "is dead: poison: its lease ran out")
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "its lease ran out")
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "recovery"), @ResourceArg(name = "outbox", value = "recovery")})
 class RestoresIT {
 
@@ -254,7 +254,7 @@ class RestoresIT {
         UUID job = restore(guild, snapshot);
         // as if four workers in a row had died while trying it: the next claim hands it to the worker as abandoned
         db.execute("update work_item set status = 'leased', lease_until = now() - interval '1 second', "
-                + "lease_token = nextval('work_item_lease_token'), abandoned_claims = 4 "
+                + "lease_token = nextval('work_item_lease_token'), try_started = true, abandoned_claims = 4 "
                 + "where queue = 'restore-job' and item_key = ?", job.toString());
         discord.answerAfter(Duration.ZERO);
 
