@@ -23,13 +23,14 @@ public class Guild extends PanacheEntityBase {
     @Column(nullable = false)
     public GuildStatus status;
 
-    @Column(name = "installer_user_id", nullable = false)
+    /** Null, as the owner and the install time, for a guild deleted before its install reached us ({@link #deletedUnseen}). */
+    @Column(name = "installer_user_id")
     public String installerUserId;
 
-    @Column(name = "owner_id", nullable = false)
+    @Column(name = "owner_id")
     public String ownerId;
 
-    @Column(name = "installed_at", nullable = false)
+    @Column(name = "installed_at")
     public Instant installedAt;
 
     @Column(name = "updated_at", nullable = false)
@@ -45,6 +46,18 @@ public class Guild extends PanacheEntityBase {
         guild.installerUserId = installerUserId;
         guild.ownerId = installerUserId;
         guild.installedAt = now;
+        guild.updatedAt = now;
+        return guild;
+    }
+
+    /**
+     * A guild deleted on Discord that we never saw installed (the delete overtook its install): a tombstone,
+     * so the install that comes later is refused rather than bring it back.
+     */
+    public static Guild deletedUnseen(String guildId, Instant now) {
+        Guild guild = new Guild();
+        guild.guildId = guildId;
+        guild.status = GuildStatus.DELETED;
         guild.updatedAt = now;
         return guild;
     }

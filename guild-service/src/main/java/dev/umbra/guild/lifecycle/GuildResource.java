@@ -58,10 +58,13 @@ public class GuildResource {
         return guilds.changeOwner(guildId, request.ownerId()).map(GuildView::of);
     }
 
-    /** The guild itself was deleted on Discord. */
+    /** The guild itself was deleted on Discord: final, also for a guild whose install has not reached us (yet). */
     @DELETE
     public Uni<GuildView> delete(@PathParam("guildId") @DiscordId String guildId) {
-        return guilds.delete(guildId).map(GuildView::of);
+        return guilds.delete(guildId)
+                // A delete racing the guild's first install: the loser finds the winner's row and deletes it, or is a repeat.
+                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> guilds.delete(guildId))
+                .map(GuildView::of);
     }
 
     @GET

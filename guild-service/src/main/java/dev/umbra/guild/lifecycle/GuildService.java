@@ -65,11 +65,21 @@ public class GuildService {
         });
     }
 
+    /**
+     * A guild we never saw installed is kept as deleted, and nothing is published (no service knows it): its
+     * install, overtaken by this delete, is then refused when it comes. Racing that install's insert, one of
+     * the two loses on the key and runs again (the resource retries).
+     */
     @WithTransaction
     public Uni<Guild> delete(String guildId) {
-        return existing(guildId).chain(guild -> guild.delete(clock.instant())
-                ? outbox.publish(new GuildDeleted(guildId)).replaceWith(guild)
-                : Uni.createFrom().item(guild));
+        return Guild.<Guild>findById(guildId).chain(guild -> {
+            if (guild == null) {
+                return Guild.deletedUnseen(guildId, clock.instant()).<Guild>persistAndFlush();
+            }
+            return guild.delete(clock.instant())
+                    ? outbox.publish(new GuildDeleted(guildId)).replaceWith(guild)
+                    : Uni.createFrom().item(guild);
+        });
     }
 
     @WithSession

@@ -35,7 +35,7 @@ public class WebJoinService {
             if (guild == null) {
                 return Uni.createFrom().failure(ProblemException.notFound("no guild " + guildId));
             }
-            if (!guild.ownerId.equals(callerDiscordId)) {
+            if (!callerDiscordId.equals(guild.ownerId)) {
                 return Uni.createFrom().failure(new ProblemException(403, "Forbidden", "only the guild's owner may set its web-join link"));
             }
             if (guild.status != GuildStatus.INSTALLED) {

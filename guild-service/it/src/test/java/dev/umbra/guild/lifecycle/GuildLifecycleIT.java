@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.equalTo;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
+import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.InjectDevstack;
@@ -70,9 +71,41 @@ class GuildLifecycleIT {
         String guildId = Snowflakes.random();
         kick(guildId).then().statusCode(404).contentType("application/problem+json");
         changeOwner(guildId, Snowflakes.random()).then().statusCode(404).contentType("application/problem+json");
-        given().auth().oauth2(Tokens.bot()).when().delete("/guilds/{id}", guildId).then().statusCode(404);
 
         assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+    }
+
+    /** The bot's calls can overtake one another: a guild deleted before its install reached us stays deleted. */
+    @Test
+    void aDeleteThatOvertakesTheInstallKeepsTheGuildDeletedAndPublishesNothing() {
+        String guildId = Snowflakes.random();
+        given().auth().oauth2(Tokens.bot()).when().delete("/guilds/{id}", guildId).then().statusCode(200).body("status", equalTo("DELETED"));
+        install(guildId).then().statusCode(409).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}", guildId).then().statusCode(200).body("status", equalTo("DELETED"));
+
+        // a guild installed after it: once its event is on the topic, anything published for the deleted one would be too
+        String later = Snowflakes.random();
+        install(later).then().statusCode(201);
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> topic.seen().stream().anyMatch(r -> later.equals(r.key())));
+            assertThat(topic.seen().stream().filter(r -> guildId.equals(r.key())).toList()).isEmpty();
+        }
+    }
+
+    @Test
+    void anInstallAndADeleteOfANewGuildAtOnceAlwaysLeaveItDeleted() throws Exception {
+        for (int round = 0; round < 10; round++) {
+            String guildId = Snowflakes.random();
+            List<Integer> answers = Concurrently.run(2, caller -> caller == 0 ? install(guildId).statusCode()
+                    : given().auth().oauth2(Tokens.bot()).when().delete("/guilds/{id}", guildId).statusCode());
+
+            assertThat(answers.get(1)).as("the delete, round %d", round).isEqualTo(200);
+            assertThat(answers.get(0)).as("the install, round %d", round).isIn(201, 409);
+            assertThat(db.text("select status from guild where guild_id = ?", guildId)).as("round %d", round).isEqualTo("DELETED");
+            if (answers.get(0) == 201) {
+                assertThat(eventsOf(guildId, "GuildDeleted", 1)).containsExactly("BotInstalled", "GuildDeleted");
+            }
+        }
     }
 
     @Test
