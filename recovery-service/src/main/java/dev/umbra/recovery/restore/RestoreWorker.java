@@ -147,7 +147,7 @@ public class RestoreWorker implements WorkHandler {
     }
 
     private Uni<Void> plan(WorkItem item, RestoreJob job) {
-        return discord.read(job.guildId, renewing(item)).chain(current -> inLease(item, () -> RestoreJob.<RestoreJob>findById(job.id).chain(fresh -> {
+        return discord.read(job.guildId, renewing(item)).chain(current -> afterProgress(item, () -> RestoreJob.<RestoreJob>findById(job.id).chain(fresh -> {
             if (fresh.status != RestoreStatus.QUEUED) {
                 return Uni.createFrom().voidItem();
             }
@@ -187,10 +187,10 @@ public class RestoreWorker implements WorkHandler {
                             : inLease(item, () -> RestoreSteps.attempted(job.id, step)).chain(() -> create(job, step, created)))
                     .chain(discordId -> {
                         created.put(step.targetId(), discordId);
-                        return inLease(item, () -> RestoreSteps.done(job.id, step, discordId, clock.instant()));
+                        return afterProgress(item, () -> RestoreSteps.done(job.id, step, discordId, clock.instant()));
                     });
         }
-        return change(job, step, created).chain(() -> inLease(item, () -> RestoreSteps.done(job.id, step, null, clock.instant())));
+        return change(job, step, created).chain(() -> afterProgress(item, () -> RestoreSteps.done(job.id, step, null, clock.instant())));
     }
 
     private Uni<String> create(RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
@@ -294,7 +294,16 @@ public class RestoreWorker implements WorkHandler {
 
     /** {@code work} in a transaction of its own, if this worker still holds the item's lease (the row stays locked until commit). */
     private <T> Uni<T> inLease(WorkItem item, Supplier<Uni<T>> work) {
-        return Panache.withTransaction(() -> queues.queue(QUEUE).holdsLease(item).chain(held -> {
+        return leased(() -> queues.queue(QUEUE).holdsLease(item), work);
+    }
+
+    /** {@link #inLease}, for work that saves progress (the plan stored, a step done): workers that died earlier died behind it. */
+    private <T> Uni<T> afterProgress(WorkItem item, Supplier<Uni<T>> work) {
+        return leased(() -> queues.queue(QUEUE).progressed(item), work);
+    }
+
+    private static <T> Uni<T> leased(Supplier<Uni<Boolean>> holds, Supplier<Uni<T>> work) {
+        return Panache.withTransaction(() -> holds.get().chain(held -> {
             if (!held) {
                 throw new LeaseLost();
             }

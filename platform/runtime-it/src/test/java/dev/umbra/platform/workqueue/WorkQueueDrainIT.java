@@ -143,8 +143,11 @@ class WorkQueueDrainIT {
         }
         WorkItem claimed = VertxContextSupport.subscribeAndAwait(queue::claim).get(0);
         assertThat(claimed.abandonedClaims()).isEqualTo(3);
-        // a step of a long job done in its lease
+        // a renewal alone is no progress: a try that always dies after renewing its lease is still counted
         assertThat(VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> queue.holdsLease(claimed)))).isTrue();
+        assertThat(abandonedClaims("refused-then-abandoned")).isEqualTo(3);
+        // a step of a long job saved as done in its lease
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> queue.progressed(claimed)))).isTrue();
         assertThat(abandonedClaims("refused-then-abandoned")).isZero();
 
         dieWhileTrying("refused-then-abandoned");
@@ -161,6 +164,26 @@ class WorkQueueDrainIT {
         VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
                 () -> queue.schedule("refused-then-abandoned", JsonNodeFactory.instance.objectNode(), Instant.now())));
         assertThat(abandonedClaims("refused-then-abandoned")).isZero();
+    }
+
+    @Test
+    void aTryMarksItsItemAsBegunBeforeTheHandlerRuns() throws Throwable {
+        WorkQueue queue = queues.queue(CountingWork.QUEUE);
+        enqueue(List.of("slow-begun"), Instant.now());
+
+        CompletableFuture<Integer> round = CompletableFuture.supplyAsync(() -> {
+            try {
+                return runOnce();
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(2)).until(() -> "true".equals(
+                db.text("select try_started::text from work_item where queue = ? and item_key = 'slow-begun'", CountingWork.QUEUE)));
+
+        assertThat(round.get()).isEqualTo(1);
+        assertThat(db.text("select status || ':' || try_started from work_item where queue = ? and item_key = 'slow-begun'",
+                CountingWork.QUEUE)).isEqualTo("done:false");
     }
 
     /** As a worker that began the item's try and died: the next claim may take it once its lease has run out. */

@@ -105,6 +105,10 @@ public final class WorkQueue {
                 finished_at = null
             where queue = $1 and item_key = $2 and status = 'dead'""";
     private static final String HOLDS = """
+            update work_item set lease_until = greatest(lease_until, ?4)
+            where queue = ?1 and item_key = ?2 and lease_token = ?3 and status = 'leased'
+            returning item_key""";
+    private static final String PROGRESSED = """
             update work_item set lease_until = greatest(lease_until, ?4), abandoned_claims = 0
             where queue = ?1 and item_key = ?2 and lease_token = ?3 and status = 'leased'
             returning item_key""";
@@ -173,11 +177,23 @@ public final class WorkQueue {
      * claim's token, and then the row stays locked until that transaction ends, so nobody takes the
      * item over meanwhile (claims skip locked rows), and the lease is renewed for a full lease from now
      * (a long job that keeps working keeps its item; a crashed one loses it one lease after its last
-     * step). A step done is progress: the count of abandoned claims starts anew. False: do nothing, the
-     * lease is someone else's.
+     * step). False: do nothing, the lease is someone else's.
      */
     public Uni<Boolean> holdsLease(WorkItem item) {
-        return Panache.getSession().chain(session -> session.createNativeQuery(HOLDS)
+        return renew(HOLDS, item);
+    }
+
+    /**
+     * {@link #holdsLease}, for the transaction that saves a step of a long job as done: real progress, so the
+     * count of abandoned claims starts anew (workers that died on the item died on steps now behind it). Not
+     * for a mere renewal before any work is saved: a try that always dies after one would never be counted.
+     */
+    public Uni<Boolean> progressed(WorkItem item) {
+        return renew(PROGRESSED, item);
+    }
+
+    private Uni<Boolean> renew(String statement, WorkItem item) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(statement)
                 .setParameter(1, name).setParameter(2, item.key()).setParameter(3, item.leaseToken())
                 .setParameter(4, utc(clock.instant().plus(settings.lease())))
                 .getResultList()).map(rows -> !rows.isEmpty());
@@ -188,7 +204,7 @@ public final class WorkQueue {
      * and hands them out longest due first (an UPDATE's RETURNING keeps no order): while a breaker lets one
      * trial call through, the item tried is then the one that waited longest, not the same one every round.
      * An item taken again after a try of it began and its lease ran out with nothing recorded (and no
-     * progress, see {@link #holdsLease}) counts one more abandoned claim.
+     * progress, see {@link #progressed}) counts one more abandoned claim.
      */
     public Uni<List<WorkItem>> claim() {
         Instant now = clock.instant();
