@@ -14,14 +14,10 @@ import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jboss.logging.Logger;
@@ -83,15 +79,8 @@ public class AutomaticRefunds extends GatewayJob {
 
     @Override
     public Uni<PagedRun.Summary<Result>> run() {
-        return over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(tried.toArray(UUID[]::new), settings.pageSize()))
-                .map(rows -> {
-                    List<Candidate> candidates = new ArrayList<>();
-                    for (Row row : rows) {
-                        candidates.add(new Candidate(row.getUUID("id"), row.getUUID("invoice_id"), row.getString("external_payment_key"),
-                                row.getString("order_id"), row.getLong("amount"), row.getString("reason")));
-                    }
-                    return candidates;
-                }), Candidate::id, this::giveBack)
+        return over(Result.class, page(pool, PAGE, row -> new Candidate(row.getUUID("id"), row.getUUID("invoice_id"), row.getString("external_payment_key"),
+                                row.getString("order_id"), row.getLong("amount"), row.getString("reason"))), Candidate::id, this::giveBack)
                 .chain(summary -> Statements.execute(pool, OLDEST).map(rows -> {
                     OffsetDateTime oldest = rows.iterator().next().getOffsetDateTime("oldest");
                     metrics.oldestScheduled(oldest == null ? null : oldest.toInstant());

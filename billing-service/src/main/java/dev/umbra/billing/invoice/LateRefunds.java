@@ -6,21 +6,16 @@ import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayCancel;
 import dev.umbra.billing.payment.GatewayJob;
 import dev.umbra.billing.payment.ReconciliationSettings;
-import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.PagedRun;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jboss.logging.Logger;
@@ -88,14 +83,7 @@ public class LateRefunds extends GatewayJob {
     @Override
     public Uni<PagedRun.Summary<Result>> run() {
         OffsetDateTime started = clock.instant().atOffset(ZoneOffset.UTC);
-        return over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(started, tried.toArray(UUID[]::new), settings.pageSize()))
-                .map(rows -> {
-                    List<Candidate> candidates = new ArrayList<>();
-                    for (Row row : rows) {
-                        candidates.add(new Candidate(row.getUUID("refund_id"), row.getString("payment_key")));
-                    }
-                    return candidates;
-                }), Candidate::refundId, this::look).map(summary -> {
+        return over(Result.class, page(pool, PAGE, row -> new Candidate(row.getUUID("refund_id"), row.getString("payment_key")), started), Candidate::refundId, this::look).map(summary -> {
                     if (summary.count(Result.RECORDED) + summary.count(Result.NOTHING_ARRIVED) + summary.count(Result.WAITING_FOR_ROOM) > 0) {
                         LOG.infof("late refunds: %d looked at: %d recorded late, %d nothing arrived, %d waiting for refunds in flight, "
                                         + "%d still watched, %d not reachable", summary.examined(), summary.count(Result.RECORDED),

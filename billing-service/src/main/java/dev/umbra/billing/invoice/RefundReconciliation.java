@@ -6,21 +6,16 @@ import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayCancel;
 import dev.umbra.billing.payment.GatewayJob;
 import dev.umbra.billing.payment.ReconciliationSettings;
-import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.PagedRun;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.jboss.logging.Logger;
@@ -77,14 +72,7 @@ public class RefundReconciliation extends GatewayJob {
     @Override
     public Uni<PagedRun.Summary<Result>> run() {
         OffsetDateTime settleBefore = clock.instant().minus(settings.settleAfter()).atOffset(ZoneOffset.UTC);
-        return over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),
-                settings.pageSize())).map(rows -> {
-                    List<Candidate> candidates = new ArrayList<>();
-                    for (Row row : rows) {
-                        candidates.add(new Candidate(row.getUUID("id"), row.getString("external_payment_key")));
-                    }
-                    return candidates;
-                }), Candidate::id, this::reconcile).map(summary -> {
+        return over(Result.class, page(pool, PAGE, row -> new Candidate(row.getUUID("id"), row.getString("external_payment_key")), settleBefore), Candidate::id, this::reconcile).map(summary -> {
                     if (summary.examined() > 0) {
                         LOG.infof("refund reconciliation: %d refund(s) examined: %d succeeded, %d failed (the cancel never arrived), "
                                         + "%d found settled, %d not reachable", summary.examined(), summary.count(Result.SUCCEEDED),

@@ -5,9 +5,15 @@ import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
+import dev.umbra.platform.storage.Statements;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -52,6 +58,25 @@ public abstract class GatewayJob implements RecurringWork {
         // a refusal by the other circuit (the cancels') halts nothing: those candidates wait for the next run
         return PagedRun.over(resultType, settings.concurrency(), lookups::circuitOpen,
                 error -> error instanceof CircuitBreakerOpenException && !lookups.circuitClosed(), page, id, handle);
+    }
+
+    /**
+     * The page reader of {@link #over}: {@code sql} takes the {@code leading} values, then the ids this run has
+     * tried already (skipped), then the page size; each row becomes a candidate.
+     */
+    protected <C> Function<Set<UUID>, Uni<List<C>>> page(Pool pool, String sql, Function<Row, C> candidate, Object... leading) {
+        return tried -> {
+            List<Object> values = new ArrayList<>(Arrays.asList(leading));
+            values.add(tried.toArray(UUID[]::new));
+            values.add(settings.pageSize());
+            return Statements.execute(pool, sql, Tuple.tuple(values)).map(rows -> {
+                List<C> candidates = new ArrayList<>();
+                for (Row row : rows) {
+                    candidates.add(candidate.apply(row));
+                }
+                return candidates;
+            });
+        };
     }
 
     @Override

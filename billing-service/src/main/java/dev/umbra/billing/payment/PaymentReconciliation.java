@@ -14,14 +14,11 @@ import dev.umbra.platform.workqueue.WorkQueues;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
@@ -85,16 +82,9 @@ public class PaymentReconciliation extends GatewayJob {
     public Uni<PagedRun.Summary<Result>> run() {
         OffsetDateTime settleBefore = utc(clock.instant().minus(settings.settleAfter()));
         int[] examined = {0};
-        return over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(settleBefore, tried.toArray(UUID[]::new),
-                        settings.pageSize())).map(rows -> {
-                    List<Candidate> candidates = new ArrayList<>();
-                    for (Row row : rows) {
-                        candidates.add(new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("external_payment_key"),
-                                row.getLong("amount"), row.getOffsetDateTime("attempted_at").toInstant()));
-                    }
-                    examined[0] += candidates.size();
-                    return candidates;
-                }), Candidate::id, this::reconcile)
+        return over(Result.class, page(pool, PAGE, row -> new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("external_payment_key"),
+                                row.getLong("amount"), row.getOffsetDateTime("attempted_at").toInstant()), settleBefore)
+                        .andThen(candidates -> candidates.invoke(read -> examined[0] += read.size())), Candidate::id, this::reconcile)
                 .chain(run -> Statements.execute(pool, OLDEST).map(rows -> {
                     OffsetDateTime oldest = rows.iterator().next().getOffsetDateTime("oldest");
                     metrics.oldestInProgress(oldest == null ? null : oldest.toInstant());

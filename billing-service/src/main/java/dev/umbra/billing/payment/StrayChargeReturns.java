@@ -9,21 +9,17 @@ import dev.umbra.billing.gateway.PaymentGatewayClient.GatewayPayment;
 import dev.umbra.billing.plan.PlanCatalogue;
 import dev.umbra.events.billing.StrayChargeReturned;
 import dev.umbra.platform.outbox.OutboxWriter;
-import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.PagedRun;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -96,14 +92,7 @@ public class StrayChargeReturns extends GatewayJob {
     @Override
     public Uni<PagedRun.Summary<Result>> run() {
         OffsetDateTime started = clock.instant().atOffset(ZoneOffset.UTC);
-        return over(Result.class, tried -> Statements.execute(pool, PAGE, Tuple.of(started, tried.toArray(UUID[]::new), settings.pageSize()))
-                .map(rows -> {
-                    List<Candidate> candidates = new ArrayList<>();
-                    for (Row row : rows) {
-                        candidates.add(new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("payment_key")));
-                    }
-                    return candidates;
-                }), Candidate::id, this::look).map(summary -> {
+        return over(Result.class, page(pool, PAGE, row -> new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("payment_key")), started), Candidate::id, this::look).map(summary -> {
                     if (summary.count(Result.RETURNED) + summary.count(Result.NOTHING_TAKEN) + summary.count(Result.REFUSED)
                             + summary.count(Result.UNRESOLVED) > 0) {
                         LOG.infof("stray charges: %d looked at: %d given back, %d nothing taken, %d refused, %d unresolved, %d still watched, "
