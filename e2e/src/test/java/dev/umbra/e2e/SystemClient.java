@@ -30,7 +30,9 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupListing;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -332,27 +334,36 @@ final class SystemClient {
      */
     static void awaitAllConsumed() {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Devstack.shared().kafka().bootstrapServers()))) {
-            await().atMost(TIMEOUT).until(() -> {
+            // one round of four requests for all groups, four times a second: groups commit every second (the local
+            // commit interval), and a round per group ten times a second kept the broker busy for nothing
+            await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(250)).until(() -> {
                 List<String> groups = serviceGroups(admin);
-                for (String group : groups) {
-                    Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                            .partitionsToOffsetAndMetadata().get();
-                    Set<String> topics = committed.keySet().stream().map(TopicPartition::topic).collect(Collectors.toSet());
-                    List<TopicPartition> partitions = admin.describeTopics(topics).allTopicNames().get().values().stream()
-                            .flatMap(topic -> topic.partitions().stream().map(p -> new TopicPartition(topic.name(), p.partition())))
-                            .toList();
-                    Map<TopicPartition, Long> ends = admin.listOffsets(partitions.stream()
-                                    .collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()))).all().get()
-                            .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
-                    for (TopicPartition partition : partitions) {
-                        OffsetAndMetadata at = committed.get(partition);
-                        long end = ends.get(partition);
-                        if (end > 0 && (at == null || at.offset() < end)) {
-                            return false;
+                if (groups.isEmpty()) {
+                    return false;
+                }
+                Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = admin.listConsumerGroupOffsets(groups.stream()
+                        .collect(Collectors.toMap(group -> group, group -> new ListConsumerGroupOffsetsSpec()))).all().get();
+                Set<String> topics = committed.values().stream().flatMap(offsets -> offsets.keySet().stream())
+                        .map(TopicPartition::topic).collect(Collectors.toSet());
+                Map<String, List<TopicPartition>> partitionsOf = admin.describeTopics(topics).allTopicNames().get().values().stream()
+                        .collect(Collectors.toMap(TopicDescription::name, topic -> topic.partitions().stream()
+                                .map(p -> new TopicPartition(topic.name(), p.partition())).toList()));
+                Map<TopicPartition, Long> ends = admin.listOffsets(partitionsOf.values().stream().flatMap(List::stream)
+                                .collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()))).all().get()
+                        .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+                for (Map<TopicPartition, OffsetAndMetadata> offsets : committed.values()) {
+                    Set<String> read = offsets.keySet().stream().map(TopicPartition::topic).collect(Collectors.toSet());
+                    for (String topic : read) {
+                        for (TopicPartition partition : partitionsOf.get(topic)) {
+                            OffsetAndMetadata at = offsets.get(partition);
+                            long end = ends.get(partition);
+                            if (end > 0 && (at == null || at.offset() < end)) {
+                                return false;
+                            }
                         }
                     }
                 }
-                return !groups.isEmpty();
+                return true;
             });
         }
     }
