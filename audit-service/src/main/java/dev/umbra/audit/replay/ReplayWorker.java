@@ -19,7 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.jboss.logging.Logger;
 
 /**
@@ -112,9 +112,22 @@ public class ReplayWorker implements WorkHandler {
         return refused.isEmpty() ? null : String.join("; ", refused);
     }
 
-    /** The database or Kafka away, slow or refusing: the round is tried again, however long that lasts. */
+    /**
+     * The database or Kafka away or slow: the round is tried again, however long that lasts. A refusal Kafka
+     * does not call retriable (a record larger than the producer may send, a topic it may not write) is the
+     * round's own failure: it counts an attempt, and the last one ends the replay FAILED.
+     */
     private static boolean unavailable(Throwable error) {
-        return StorageFaults.isTransient(error) || error instanceof TimeoutException || error instanceof KafkaException;
+        return StorageFaults.isTransient(error) || error instanceof TimeoutException || kafkaRetriable(error);
+    }
+
+    private static boolean kafkaRetriable(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RetriableException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private record Round(ReplayScope scope, Cursor cursor) {

@@ -40,6 +40,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "its lease ran out")
 @ExpectedLog(category = "dev.umbra.audit.replay.ReplayWorker", message = "failed after")
+// the event Kafka refuses for good, on each attempt, and the item given up
+@ExpectedLog(category = "io.smallrye.reactive.messaging.kafka", level = "ERROR", message = "RecordTooLargeException")
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "is dead: gave up after 8 attempts: replay round failed: .*RecordTooLargeException")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 class ReplayIT {
 
@@ -212,6 +215,33 @@ class ReplayIT {
         assertThat(finished(replay)).isEqualTo("FAILED");
         assertThat(db.text("select note from replay where id = ?::uuid", replay)).contains("kill or hang the worker");
         assertThat(db.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replay)).isEqualTo("dead");
+    }
+
+    @Test
+    void aReplayKafkaRefusesForGoodEndsFailedAfterItsLastAttemptInsteadOfRunningForEver() {
+        String aggregate = "probe-" + UUID.randomUUID();
+        List<UUID> ids = storedEvents(aggregate, 4);
+        // an event too large for the producer's max.request.size (1 MB): Kafka refuses it on every attempt
+        UUID tooLarge = UUID.randomUUID();
+        db.execute("insert into audit_log select (jsonb_populate_record(null::audit_log, to_jsonb(a) || jsonb_build_object('event_id', ?::text, "
+                + "'recorded_at', a.recorded_at + interval '1 second', 'payload', jsonb_build_object('n', repeat('x', 2000000))))).* "
+                + "from audit_log a where event_id = ?::uuid", tooLarge.toString(), ids.get(3).toString());
+        String replay = ask("{\"aggregateType\":\"audit_probe\",\"aggregateId\":\"" + aggregate + "\"}").then().statusCode(202)
+                .extract().path("id");
+        String item = "select attempts || ' ' || status from work_item where queue = 'audit-replay' and item_key = ?";
+        await().atMost(WAIT).until(() -> db.text(item, replay).equals("1 pending"));
+        assertThat(db.text("select status from replay where id = ?::uuid", replay)).isEqualTo("RUNNING");
+
+        // the attempts between, without their backoff: the next one is the last
+        db.execute("update work_item set attempts = 7, due_at = now(), ready_at = now() where queue = 'audit-replay' and item_key = ? "
+                + "and status = 'pending'", replay);
+
+        assertThat(finished(replay)).isEqualTo("FAILED");
+        assertThat(db.text("select note from replay where id = ?::uuid", replay)).contains("gave up after 8 failed rounds")
+                .contains("RecordTooLargeException");
+        assertThat(db.text(item, replay)).isEqualTo("8 dead");
+        // the batch before it went out, and only that
+        assertThat(db.count("select published from replay where id = ?::uuid", replay)).isEqualTo(2);
     }
 
     @Test
