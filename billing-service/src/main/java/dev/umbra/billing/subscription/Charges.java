@@ -74,10 +74,11 @@ public class Charges {
     /** The attempts at {@code purpose} for {@code period} so far (an upgrade's next one is numbered from them), asked like {@link #inFlight}. */
     static Uni<Attempts> attempts(UUID subscriptionId, int period, String purpose) {
         return Payment.<Payment>list("subscriptionId = ?1 and period = ?2 and purpose = ?3", subscriptionId, period, purpose)
-                .map(payments -> new Attempts(payments.size(), payments.stream().anyMatch(p -> p.status == PaymentStatus.IN_PROGRESS)));
+                .map(payments -> new Attempts(payments.size(), payments.stream().anyMatch(p -> p.status == PaymentStatus.IN_PROGRESS),
+                        payments.stream().anyMatch(p -> p.status == PaymentStatus.SUCCEEDED)));
     }
 
-    record Attempts(int count, boolean inFlight) {
+    record Attempts(int count, boolean inFlight, boolean succeeded) {
     }
 
     /** Inside the transaction that stored {@code payment}: what the charge will send. */

@@ -151,6 +151,12 @@ public class SubscriptionService {
                     if (earlier.inFlight()) {
                         throw ProblemException.conflict("the upgrade to " + to.code() + " is being charged already");
                     }
+                    if (earlier.succeeded()) {
+                        // one success per period and purpose (one_successful_payment): an upgrade charged and given back (the
+                        // plan moved while it was charged) leaves no room for a second charge, which could never settle
+                        throw ProblemException.conflict("an upgrade to " + to.code() + " was charged in period " + firstAttempt.period()
+                                + " and given back, as the plan changed meanwhile; it can be asked for again from the next period");
+                    }
                     UpgradeQuote quote = firstAttempt.attempt(earlier.count() + 1);
                     Payment attempt = Payment.attempt(subscription.id(), quote.period(), purpose, quote.idempotencyKey(), quote.amount(), now);
                     // what the amount was priced from: its success is judged against this quote, not the plan it finds then

@@ -7,6 +7,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.matchesPattern;
@@ -354,6 +355,27 @@ class SubscriptionsIT extends PayingUserTest {
                 .when().put("/subscriptions/{id}/plan", id).then().statusCode(402).contentType("application/problem+json");
         given().auth().oauth2(Tokens.bot()).when().get("/subscriptions/{id}", id).then().body("planCode", equalTo("PRO"))
                 .body("status", equalTo("ACTIVE"));
+    }
+
+    @Test
+    void anUpgradeChargedAndGivenBackInAPeriodIsNotChargedAgainInIt() {
+        UUID id = active("PRO");
+        // as if an upgrade to PREMIUM had been charged in period 0 and given back: it was quoted from a plan the
+        // subscription had left by the time it settled (a later catalogue can have two upgrades in flight)
+        db.execute("insert into payment (id, subscription_id, period, purpose, order_id, idempotency_key, amount, paid_amount, status, "
+                + "external_payment_key, attempted_at, resolved_at, created_at, quoted_from_plan) values (gen_random_uuid(), ?, 0, "
+                + "'UPGRADE_PREMIUM', ?, ?, 5000, 5000, 'SUCCEEDED', ?, now(), now(), now(), 'FREE')", id,
+                "refused-" + UUID.randomUUID(), "refused-" + UUID.randomUUID(), "pay_refused_" + UUID.randomUUID());
+        int charges = chargesOf(id).size();
+
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PREMIUM\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(409).contentType("application/problem+json")
+                .body("detail", containsString("next period"));
+
+        // no charge that could never settle (its success would break one_successful_payment): money taken, nothing to show for it
+        assertThat(chargesOf(id)).hasSize(charges);
+        assertThat(db.count("select count(*) from payment where subscription_id = ? and status = 'IN_PROGRESS'", id)).isZero();
+        given().auth().oauth2(Tokens.bot()).when().get("/subscriptions/{id}", id).then().body("planCode", equalTo("PRO"));
     }
 
     private UUID active(String plan) {
