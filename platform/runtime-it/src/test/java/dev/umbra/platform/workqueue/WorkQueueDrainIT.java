@@ -89,6 +89,21 @@ class WorkQueueDrainIT {
     }
 
     @Test
+    void anItemPutBackUntriedKeepsItsCountOfAbandonedClaims() throws Throwable {
+        enqueue(keys("slow", 4), Instant.now());
+        enqueue(List.of("killer"), Instant.now().plusMillis(1));
+        // it has killed two workers already: last in the round's line, it goes back untried, which must not wipe that
+        db.execute("update work_item set abandoned_claims = 2 where queue = ? and item_key = 'killer'", CountingWork.QUEUE);
+
+        assertThat(runOnce()).isEqualTo(5);
+
+        assertThat(work.tried()).doesNotContain("killer");
+        assertThat(db.text("select status || ':' || attempts from work_item where queue = ? and item_key = 'killer'", CountingWork.QUEUE))
+                .isEqualTo("pending:0");
+        assertThat(abandonedClaims("killer")).isEqualTo(2);
+    }
+
+    @Test
     void twoWorkersDrainingTheSameBacklogAtOnceTryEachItemOnce() throws Throwable {
         List<String> keys = keys("item", 40);
         enqueue(keys, Instant.now());

@@ -87,7 +87,7 @@ public final class WorkQueue {
             update work_item
             set status = cast($4 as varchar), attempts = $5, due_at = coalesce($6, due_at), last_error = $7,
                 lease_until = null, lease_token = null, finished_at = case when cast($4 as varchar) in ('done', 'dead') then $8 end,
-                try_started = false, abandoned_claims = 0
+                try_started = false, abandoned_claims = case when $9 then 0 else abandoned_claims end
             where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
     private static final String BACKLOG = """
             select count(*) filter (where status = 'pending' and due_at <= $2) as due,
@@ -224,10 +224,15 @@ public final class WorkQueue {
      * item was rescheduled), and that worker's outcome is the one that counts.
      */
     public Uni<Boolean> record(WorkItem item, Outcome outcome) {
+        return record(item, outcome, true);
+    }
+
+    /** {@code tried} false: put back before its try began, which ends no run of abandoned claims (a killer stays counted). */
+    private Uni<Boolean> record(WorkItem item, Outcome outcome, boolean tried) {
         Instant now = clock.instant();
         RetryRules.Next next = rules.after(outcome, item.attempts(), now);
         Tuple values = Tuple.tuple(List.of(name, item.key(), item.leaseToken(), next.status(), next.attempts()))
-                .addValue(next.dueAt() == null ? null : utc(next.dueAt())).addValue(next.error()).addValue(utc(now));
+                .addValue(next.dueAt() == null ? null : utc(next.dueAt())).addValue(next.error()).addValue(utc(now)).addValue(tried);
         return Statements.execute(pool, RECORD, values).map(rows -> {
             boolean accepted = rows.rowCount() == 1;
             String counted = accepted ? outcomeName(outcome, next) : "lease_lost";
@@ -287,7 +292,7 @@ public final class WorkQueue {
         if (!clock.instant().isBefore(item.leaseUntil().minus(settings.lease().dividedBy(2)))) {
             // A round leases its whole batch at the claim and tries it a few at a time: an item whose turn comes with
             // less than half its lease left could outlive it while another worker takes it over and tries it too.
-            return record(item, Outcome.deferred("its lease ran short before its turn in the round", clock.instant()))
+            return record(item, Outcome.deferred("its lease ran short before its turn in the round", clock.instant()), false)
                     .replaceWith(false).onFailure().recoverWithItem(false);
         }
         return Statements.execute(pool, TRY_STARTS, Tuple.of(name, item.key(), item.leaseToken()))
