@@ -25,8 +25,9 @@ import java.util.UUID;
  * each new one is held against the rules of its action: when an actor's entries of that action within
  * a window of the rule's length that contains the entry reach its threshold, whatever order they came
  * in, that is a burst → AntiNukeTriggered(guild, pattern, actor) → on plans with anti-nuke, a response
- * on the {@value AntiNukeResponse#QUEUE} queue. A burst triggers once: entries within a window of it,
- * before or after, extend it instead. All of a guild's entries are judged one request at a time (the
+ * on the {@value AntiNukeResponse#QUEUE} queue. A burst triggers once: a burst within a window of it,
+ * before or after, extends it instead. An incident spans every entry of its bursts, not only the entries
+ * whose arrival found them (out of order, that one may be neither the first nor the last). All of a guild's entries are judged one request at a time (the
  * guild's anti-nuke lock), and the windows are counted from the table, so a restart loses nothing and a
  * burst spanning one is still one burst.
  */
@@ -44,19 +45,19 @@ public class AntiNukeDetector {
             select occurred_at from audit_log_entry
             where guild_id = $1 and actor_id = $2 and action = $3 and occurred_at between $4 and $5""";
     /**
-     * The incident an entry may belong to: of those begun by a window after it ($4), the one that went on
-     * latest. An actor's incidents of a pattern follow one another: if any of those reaches to within a
-     * window before the entry, this one does.
+     * The incident a burst may belong to: of those begun by a window after its last entry ($4), the one that
+     * went on latest. An actor's incidents of a pattern follow one another: if any of those reaches to within
+     * a window before the burst's first entry, this one does.
      */
     private static final String INCIDENT_NEAR = """
             select cast(id as text), first_at, last_at from anti_nuke_incident where guild_id = $1 and actor_id = $2 and pattern = $3
               and first_at <= $4
             order by last_at desc limit 1""";
     private static final String EXTEND = """
-            update anti_nuke_incident set first_at = least(first_at, :at), last_at = greatest(last_at, :at) where id = :id""";
+            update anti_nuke_incident set first_at = least(first_at, :first), last_at = greatest(last_at, :last) where id = :id""";
     private static final String OPEN = """
             insert into anti_nuke_incident (id, guild_id, actor_id, pattern, first_at, last_at, triggered_at, acted)
-            values (:id, :guildId, :actorId, :pattern, :at, :at, :now, :acted)""";
+            values (:id, :guildId, :actorId, :pattern, :first, :last, :now, :acted)""";
 
     private final List<BurstRule> rules;
     private final GuildPlans plans;
@@ -109,29 +110,29 @@ public class AntiNukeDetector {
                         rule.earliestWith(entry.occurredAt()), rule.latestWith(entry.occurredAt()))
                 .map(NativeSelects.column(Instant.class))
                 .chain(around -> {
-                    if (!rule.burstAt(around, entry.occurredAt())) {
+                    BurstRule.Span burst = rule.burstAt(around, entry.occurredAt()).orElse(null);
+                    if (burst == null) {
                         return Uni.createFrom().voidItem();
                     }
-                    return NativeSelects.select(session, INCIDENT_NEAR, guildId, entry.actorId(), rule.pattern(),
-                                    rule.latestWith(entry.occurredAt()))
+                    return NativeSelects.select(session, INCIDENT_NEAR, guildId, entry.actorId(), rule.pattern(), rule.latestWith(burst.last()))
                             .chain(near -> {
-                                if (!near.isEmpty()
-                                        && rule.continues(instant(near.get(0)[1]), instant(near.get(0)[2]), entry.occurredAt())) {
+                                if (!near.isEmpty() && rule.continues(instant(near.get(0)[1]), instant(near.get(0)[2]), burst)) {
                                     return session.createNativeQuery(EXTEND).setParameter("id", UUID.fromString((String) near.get(0)[0]))
-                                            .setParameter("at", entry.occurredAt()).executeUpdate().replaceWithVoid();
+                                            .setParameter("first", burst.first()).setParameter("last", burst.last())
+                                            .executeUpdate().replaceWithVoid();
                                 }
                                 triggered.add(rule.pattern());
-                                return trigger(guildId, entry, rule);
+                                return trigger(guildId, entry, rule, burst);
                             });
                 }));
     }
 
-    private Uni<Void> trigger(String guildId, Entry entry, BurstRule rule) {
+    private Uni<Void> trigger(String guildId, Entry entry, BurstRule rule, BurstRule.Span burst) {
         UUID incident = UUID.randomUUID();
         return plans.entitlementsOf(guildId).chain(entitlements -> Panache.getSession()
                 .chain(session -> session.createNativeQuery(OPEN).setParameter("id", incident).setParameter("guildId", guildId)
                         .setParameter("actorId", entry.actorId()).setParameter("pattern", rule.pattern())
-                        .setParameter("at", entry.occurredAt()).setParameter("now", clock.instant())
+                        .setParameter("first", burst.first()).setParameter("last", burst.last()).setParameter("now", clock.instant())
                         .setParameter("acted", entitlements.antiNuke()).executeUpdate())
                 .chain(() -> outbox.publish(new AntiNukeTriggered(guildId, rule.pattern(), List.of(entry.actorId()))))
                 .chain(() -> {

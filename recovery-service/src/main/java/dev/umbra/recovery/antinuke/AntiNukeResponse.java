@@ -2,6 +2,7 @@ package dev.umbra.recovery.antinuke;
 
 import dev.umbra.events.recovery.AntiNukeActioned;
 import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
 import dev.umbra.platform.workqueue.WorkItem;
@@ -19,6 +20,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 
 /**
@@ -26,12 +28,18 @@ import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenExce
  * after each call: a large guild's read may take longer than a lease), takes the suspects' roles away
  * (setting a member's roles is idempotent, so a repeated try does no harm), then, in one transaction,
  * stores the guild as read as an ANTI_NUKE snapshot and publishes AntiNukeActioned. The actions it
- * names never name a suspect: owners are told them.
+ * names never name a suspect: owners are told them. That transaction marks the incident actioned, and a
+ * try that finds it so ends done at once: the queue records the item done only after it commits, so a
+ * worker that dies in between leaves the item to be tried again once its lease runs out. The lease
+ * fences the tries, so the mark is seen by every try after the one that set it.
  */
 @ApplicationScoped
 public class AntiNukeResponse implements WorkHandler {
 
     public static final String QUEUE = "anti-nuke-response";
+
+    private static final String ACTIONED = "select count(*) from anti_nuke_incident where id = $1 and actioned_at is not null";
+    private static final String MARK_ACTIONED = "update anti_nuke_incident set actioned_at = :now where id = :id";
 
     /** This try's lease on the item was taken over: stop, the other worker carries on. */
     private static final class LeaseLost extends RuntimeException {
@@ -61,6 +69,15 @@ public class AntiNukeResponse implements WorkHandler {
 
     @Override
     public Uni<Outcome> handle(WorkItem item) {
+        UUID incident = UUID.fromString(item.payload().path("incident_id").asText());
+        return Panache.withSession(() -> Panache.getSession().chain(session -> NativeSelects.select(session, ACTIONED, incident)))
+                .map(NativeSelects.single(Long.class))
+                .chain(actioned -> actioned > 0 ? Uni.createFrom().item(Outcome.done()) : respond(item, incident))
+                .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null))
+                .onFailure().recoverWithItem(this::outcomeOf);
+    }
+
+    private Uni<Outcome> respond(WorkItem item, UUID incident) {
         String guildId = item.payload().path("guild_id").asText();
         List<String> suspects = new ArrayList<>();
         item.payload().path("suspects").forEach(suspect -> suspects.add(suspect.asText()));
@@ -74,10 +91,10 @@ public class AntiNukeResponse implements WorkHandler {
                                     .chain(() -> outbox.publish(new AntiNukeActioned(guildId, List.of(
                                             "roles removed from " + stripped + (stripped == 1 ? " suspect" : " suspects"),
                                             "snapshot taken"))))
+                                    .chain(() -> Panache.getSession().chain(session -> session.createNativeQuery(MARK_ACTIONED)
+                                            .setParameter("now", clock.instant()).setParameter("id", incident).executeUpdate()))
                                     .replaceWith(Outcome.done());
-                        }))))
-                .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null))
-                .onFailure().recoverWithItem(this::outcomeOf);
+                        }))));
     }
 
     /** Between the calls of the read of the guild, which may outlast a lease: renews it, or ends the try if it was taken over. */

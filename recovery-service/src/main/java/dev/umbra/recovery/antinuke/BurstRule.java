@@ -2,7 +2,9 @@ package dev.umbra.recovery.antinuke;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One detector rule: {@code threshold} entries of {@code action} by one actor within {@code window}.
@@ -12,15 +14,23 @@ import java.util.List;
  */
 public record BurstRule(String pattern, String action, int threshold, Duration window) {
 
+    /** The entries of a burst, from the first to the last. */
+    public record Span(Instant first, Instant last) {
+    }
+
     /**
-     * Whether the entries (one actor's, of this action, the one at {@code at} among them) make a burst in a
-     * window that contains {@code at}. Such a window moved on to start at its first entry still contains
-     * {@code at} and holds at least as many, so only windows that start at an entry need counting.
+     * The burst the entries (one actor's, of this action, the one at {@code at} among them) make in the
+     * windows that contain {@code at}, if any: the span of every entry of those windows, not {@code at} alone:
+     * entries that arrived before it may lie before or after it. Such a window moved on to start at its
+     * first entry still contains {@code at} and holds at least as many, so only windows that start at an
+     * entry need counting.
      */
-    public boolean burstAt(List<Instant> entries, Instant at) {
-        return entries.stream().filter(start -> !start.isBefore(earliestWith(at)) && !start.isAfter(at))
-                .anyMatch(start -> entries.stream().filter(time -> !time.isBefore(start) && !time.isAfter(start.plus(window))).count()
-                        >= threshold);
+    public Optional<Span> burstAt(List<Instant> entries, Instant at) {
+        List<Instant> inBursts = entries.stream().filter(start -> !start.isBefore(earliestWith(at)) && !start.isAfter(at))
+                .map(start -> entries.stream().filter(time -> !time.isBefore(start) && !time.isAfter(start.plus(window))).toList())
+                .filter(held -> held.size() >= threshold)
+                .flatMap(List::stream).toList();
+        return inBursts.isEmpty() ? Optional.empty() : Optional.of(new Span(Collections.min(inBursts), Collections.max(inBursts)));
     }
 
     /** Entries from this instant on may share a window with one at {@code at}. */
@@ -33,8 +43,8 @@ public record BurstRule(String pattern, String action, int threshold, Duration w
         return at.plus(window);
     }
 
-    /** A new entry at {@code at} belongs to a burst whose entries so far span {@code firstAt} to {@code lastAt}: within a window of them. */
-    public boolean continues(Instant firstAt, Instant lastAt, Instant at) {
-        return !at.isBefore(earliestWith(firstAt)) && !at.isAfter(latestWith(lastAt));
+    /** A burst belongs to an incident whose entries so far span {@code firstAt} to {@code lastAt} if they come within a window of each other. */
+    public boolean continues(Instant firstAt, Instant lastAt, Span burst) {
+        return !burst.last().isBefore(earliestWith(firstAt)) && !burst.first().isAfter(latestWith(lastAt));
     }
 }

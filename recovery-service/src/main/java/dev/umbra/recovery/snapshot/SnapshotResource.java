@@ -30,8 +30,12 @@ import java.util.UUID;
 @DatabaseGuard
 public class SnapshotResource {
 
-    /** The trigger as text with a pattern: an unknown enum constant would fail in Jackson, outside the problem+json mappers. */
-    public record TakeRequest(@NotNull @Pattern(regexp = "MANUAL|SCHEDULED|PRE_RESTORE|ANTI_NUKE") String trigger,
+    /**
+     * The trigger as text with a pattern: an unknown enum constant would fail in Jackson, outside the problem+json mappers.
+     * Only the bot's kinds: PRE_RESTORE and ANTI_NUKE are recovery's own, and retention keeps as many again of each, so
+     * the bot storing them would keep three times the plan's count and could push out those recovery took of an incident.
+     */
+    public record TakeRequest(@NotNull @Pattern(regexp = "MANUAL|SCHEDULED") String trigger,
             @NotNull @Valid GuildStructure structure) {
     }
 

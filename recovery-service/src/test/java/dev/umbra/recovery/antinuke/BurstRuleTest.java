@@ -17,44 +17,67 @@ class BurstRuleTest {
         return java.util.Arrays.stream(seconds).mapToObj(T::plusSeconds).toList();
     }
 
+    private static BurstRule.Span span(long first, long last) {
+        return new BurstRule.Span(T.plusSeconds(first), T.plusSeconds(last));
+    }
+
     @Test
     void justUnderEachThresholdIsNoBurstAndJustOverIs() {
-        assertThat(channels.burstAt(at(0, 5), T.plusSeconds(5))).isFalse();
-        assertThat(channels.burstAt(at(0, 5, 9), T.plusSeconds(9))).isTrue();
-        assertThat(bans.burstAt(at(0, 1, 2, 3), T.plusSeconds(3))).isFalse();
-        assertThat(bans.burstAt(at(0, 1, 2, 3, 4), T.plusSeconds(4))).isTrue();
+        assertThat(channels.burstAt(at(0, 5), T.plusSeconds(5))).isEmpty();
+        assertThat(channels.burstAt(at(0, 5, 9), T.plusSeconds(9))).isPresent();
+        assertThat(bans.burstAt(at(0, 1, 2, 3), T.plusSeconds(3))).isEmpty();
+        assertThat(bans.burstAt(at(0, 1, 2, 3, 4), T.plusSeconds(4))).isPresent();
     }
 
     @Test
     void entriesJustOutsideTheWindowDoNotCount() {
-        assertThat(channels.burstAt(at(0, 6, 11), T.plusSeconds(11))).isFalse();
-        assertThat(channels.burstAt(at(1, 6, 11), T.plusSeconds(11))).isTrue();
+        assertThat(channels.burstAt(at(0, 6, 11), T.plusSeconds(11))).isEmpty();
+        assertThat(channels.burstAt(at(1, 6, 11), T.plusSeconds(11))).isPresent();
     }
 
     @Test
     void aBurstIsFoundWhicheverOfItsEntriesArrivesLast() {
         // the entries of 0 s and 1 s arrive after the one of 9 s: the last to arrive is the first or a middle one of the burst
-        assertThat(channels.burstAt(at(9, 0), T)).isFalse();
-        assertThat(channels.burstAt(at(9, 0, 1), T.plusSeconds(1))).isTrue();
-        assertThat(channels.burstAt(at(9, 1, 0), T)).isTrue();
-        assertThat(bans.burstAt(at(4, 3, 1, 2, 0), T)).isTrue();
+        assertThat(channels.burstAt(at(9, 0), T)).isEmpty();
+        assertThat(channels.burstAt(at(9, 0, 1), T.plusSeconds(1))).isPresent();
+        assertThat(channels.burstAt(at(9, 1, 0), T)).isPresent();
+        assertThat(bans.burstAt(at(4, 3, 1, 2, 0), T)).isPresent();
     }
 
     @Test
     void entriesAroundTheNewOneCountOnlyInAWindowThatHoldsItToo() {
         // 0 s and 11 s are both within a window of 5 s, but no window of 10 s holds all three
-        assertThat(channels.burstAt(at(0, 11, 5), T.plusSeconds(5))).isFalse();
-        assertThat(channels.burstAt(at(0, 10, 5), T.plusSeconds(5))).isTrue();
+        assertThat(channels.burstAt(at(0, 11, 5), T.plusSeconds(5))).isEmpty();
+        assertThat(channels.burstAt(at(0, 10, 5), T.plusSeconds(5))).isPresent();
         // a window that holds two others but not the new entry is no burst of the new entry's
-        assertThat(channels.burstAt(at(12, 13, 0), T)).isFalse();
+        assertThat(channels.burstAt(at(12, 13, 0), T)).isEmpty();
+    }
+
+    @Test
+    void aBurstSpansEveryEntryOfItsWindowsNotOnlyTheOneThatArrivedLast() {
+        // the audit log forwarded a page at a time, newest first: 2, 1, 0, then 13, 12, 11
+        assertThat(channels.burstAt(at(2, 1, 0), T)).contains(span(0, 2));
+        BurstRule.Span later = channels.burstAt(at(2, 1, 0, 13, 12, 11), T.plusSeconds(11)).orElseThrow();
+        assertThat(later).isEqualTo(span(1, 13));
+        assertThat(channels.continues(T, T.plusSeconds(2), later)).as("in time order the actor paused 9 s").isTrue();
+        // 0, 1, 2 in order, then a late entry of -9 s
+        BurstRule.Span late = channels.burstAt(at(0, 1, 2, -9), T.minusSeconds(9)).orElseThrow();
+        assertThat(late).isEqualTo(span(-9, 1));
+        assertThat(channels.continues(T, T.plusSeconds(2), late)).isTrue();
+        // 12 and 13 make no burst alone; 22, arriving last, makes one of all three, 10 s after the incident's last entry
+        assertThat(channels.burstAt(at(0, 1, 2, 12, 13), T.plusSeconds(13))).isEmpty();
+        BurstRule.Span after = channels.burstAt(at(0, 1, 2, 12, 13, 22), T.plusSeconds(22)).orElseThrow();
+        assertThat(after).isEqualTo(span(12, 22));
+        assertThat(channels.continues(T, T.plusSeconds(2), after)).isTrue();
+        assertThat(channels.continues(T, T.plusSeconds(1), after)).isFalse();
     }
 
     @Test
     void aBurstGoesOnWhileEntriesComeWithinAWindowOfItsLastOrLateWithinAWindowOfItsFirst() {
-        assertThat(channels.continues(T, T.plusSeconds(3), T.plusSeconds(13))).isTrue();
-        assertThat(channels.continues(T, T.plusSeconds(3), T.plusSeconds(14))).isFalse();
-        assertThat(channels.continues(T, T.plusSeconds(3), T.plusSeconds(1))).isTrue();
-        assertThat(channels.continues(T, T.plusSeconds(3), T.minusSeconds(10))).isTrue();
-        assertThat(channels.continues(T, T.plusSeconds(3), T.minusSeconds(11))).isFalse();
+        assertThat(channels.continues(T, T.plusSeconds(3), span(13, 13))).isTrue();
+        assertThat(channels.continues(T, T.plusSeconds(3), span(14, 14))).isFalse();
+        assertThat(channels.continues(T, T.plusSeconds(3), span(1, 1))).isTrue();
+        assertThat(channels.continues(T, T.plusSeconds(3), span(-10, -10))).isTrue();
+        assertThat(channels.continues(T, T.plusSeconds(3), span(-11, -11))).isFalse();
     }
 }

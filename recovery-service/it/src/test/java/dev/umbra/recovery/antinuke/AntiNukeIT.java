@@ -86,6 +86,28 @@ class AntiNukeIT {
         return entry(Snowflakes.random(), "CHANNEL_DELETE", actor, second);
     }
 
+    private void aPlanWithAntiNukeAndTheActorAMemberWithARole() {
+        grant(db, guild, "PRO");
+        GuildStructure saved = structure(guild);
+        List<GuildStructure.Member> members = new ArrayList<>(saved.members());
+        members.add(new GuildStructure.Member(actor, List.of(saved.roles().get(1).id())));
+        discord.guilds().put(guild, discordShape(new GuildStructure(saved.roles(), saved.channels(), members)));
+    }
+
+    /** The actor's bans at 0 s, 1 s, and so on. */
+    private ObjectNode[] bans(int count) {
+        ObjectNode[] bans = new ObjectNode[count];
+        for (int i = 0; i < count; i++) {
+            bans[i] = entry(Snowflakes.random(), "MEMBER_BAN_ADD", actor, i);
+        }
+        return bans;
+    }
+
+    /** The guild's anti-nuke events as the outbox numbered them, whether Kafka has them yet or not. */
+    private long antiNukeEvents() {
+        return db.count("select last_sequence from aggregate_sequence where aggregate_type = ? and aggregate_id = ?", Aggregates.ANTI_NUKE, guild);
+    }
+
     @Test
     void justUnderTheThresholdOrSpreadOverMoreThanTheWindowOrRepeatedEntriesTriggerNothing() {
         forward(deletion(0), deletion(9)).then().statusCode(202).body("triggered", equalTo(List.of()));
@@ -136,18 +158,27 @@ class AntiNukeIT {
     }
 
     @Test
+    void aBurstForwardedAPageAtATimeNewestFirstOrWithALateEarlierEntryTriggersOnce() {
+        // the bot reads the audit log a page at a time, newest first; in time order the actor paused only 9 s
+        forward(deletion(2), deletion(1), deletion(0)).then().statusCode(202).body("triggered", equalTo(List.of("mass-channel-deletion")));
+        forward(deletion(13), deletion(12), deletion(11)).then().statusCode(202).body("triggered", equalTo(List.of()));
+        // another actor's burst in order, then an entry 9 s before it that makes a burst with its first two
+        String other = Snowflakes.random();
+        forward(entry(Snowflakes.random(), "CHANNEL_DELETE", other, 0), entry(Snowflakes.random(), "CHANNEL_DELETE", other, 1),
+                entry(Snowflakes.random(), "CHANNEL_DELETE", other, 2)).then().statusCode(202)
+                .body("triggered", equalTo(List.of("mass-channel-deletion")));
+        forward(entry(Snowflakes.random(), "CHANNEL_DELETE", other, -9)).then().statusCode(202).body("triggered", equalTo(List.of()));
+
+        assertThat(db.count("select count(*) from anti_nuke_incident where guild_id = ? and actor_id = ?", guild, actor)).isOne();
+        assertThat(db.count("select count(*) from anti_nuke_incident where guild_id = ? and actor_id = ?", guild, other)).isOne();
+        assertThat(antiNukeEvents()).as("one AntiNukeTriggered for each actor").isEqualTo(2);
+    }
+
+    @Test
     void onAPlanWithAntiNukeTheSuspectLosesTheirRolesAndTheGuildIsSnapshotted() {
-        grant(db, guild, "PRO");
-        GuildStructure saved = structure(guild);
-        List<GuildStructure.Member> members = new ArrayList<>(saved.members());
-        members.add(new GuildStructure.Member(actor, List.of(saved.roles().get(1).id())));
-        discord.guilds().put(guild, discordShape(new GuildStructure(saved.roles(), saved.channels(), members)));
+        aPlanWithAntiNukeAndTheActorAMemberWithARole();
         try (KafkaProbe antiNuke = KafkaProbe.read(Topics.of(Aggregates.ANTI_NUKE))) {
-            List<ObjectNode> bans = new ArrayList<>();
-            for (int i = 0; i < 7; i++) {
-                bans.add(entry(Snowflakes.random(), "MEMBER_BAN_ADD", actor, i));
-            }
-            forward(bans.toArray(ObjectNode[]::new)).then().statusCode(202).body("triggered", equalTo(List.of("mass-ban")));
+            forward(bans(7)).then().statusCode(202).body("triggered", equalTo(List.of("mass-ban")));
 
             await().atMost(WAIT).until(() -> events(antiNuke, "AntiNukeActioned", guild).size() == 1);
             assertThat(KafkaProbe.value(events(antiNuke, "AntiNukeActioned", guild).get(0)))
@@ -164,19 +195,36 @@ class AntiNukeIT {
     }
 
     @Test
+    void aResponseTriedAgainAfterItCommittedButBeforeItWasRecordedDoneActsOnce() {
+        aPlanWithAntiNukeAndTheActorAMemberWithARole();
+        try (KafkaProbe antiNuke = KafkaProbe.read(Topics.of(Aggregates.ANTI_NUKE))) {
+            forward(bans(5)).then().statusCode(202).body("triggered", equalTo(List.of("mass-ban")));
+            String incident = db.text("select cast(id as text) from anti_nuke_incident where guild_id = ?", guild);
+            String itemStatus = "select status from work_item where queue = 'anti-nuke-response' and item_key = ?";
+            await().atMost(WAIT).until(() -> "done".equals(db.text(itemStatus, incident)));
+            await().atMost(WAIT).until(() -> events(antiNuke, "AntiNukeActioned", guild).size() == 1);
+
+            // as if the worker had died after the response's transaction committed, before the queue recorded the item
+            // done: the lease runs out and another worker takes the item again
+            db.execute("update work_item set status = 'leased', lease_until = now() - interval '1 second', "
+                    + "lease_token = nextval('work_item_lease_token'), try_started = true, finished_at = null "
+                    + "where queue = 'anti-nuke-response' and item_key = ?", incident);
+            await().atMost(WAIT).until(() -> "done".equals(db.text(itemStatus, incident)));
+
+            assertThat(db.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isOne();
+            assertThat(antiNukeEvents()).as("AntiNukeTriggered and one AntiNukeActioned").isEqualTo(2);
+            assertThat(events(antiNuke, "AntiNukeActioned", guild)).hasSize(1);
+            assertThat(discord.guilds().changes(guild)).as("the suspect's roles taken once")
+                    .containsExactly("PATCH /api/v10/guilds/" + guild + "/members/" + actor);
+        }
+    }
+
+    @Test
     void aReadOfTheGuildLongerThanTheLeaseKeepsTheResponseItsOwnAndAnotherReplicaCannotTakeItOver() throws Throwable {
-        grant(db, guild, "PRO");
-        GuildStructure saved = structure(guild);
-        List<GuildStructure.Member> members = new ArrayList<>(saved.members());
-        members.add(new GuildStructure.Member(actor, List.of(saved.roles().get(1).id())));
-        discord.guilds().put(guild, discordShape(new GuildStructure(saved.roles(), saved.channels(), members)));
+        aPlanWithAntiNukeAndTheActorAMemberWithARole();
         // the lease is 5 s in tests; the response's read of the guild (roles, channels, members) takes 3 × 2 s
         discord.answerAfter(Duration.ofSeconds(2));
-        List<ObjectNode> bans = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            bans.add(entry(Snowflakes.random(), "MEMBER_BAN_ADD", actor, i));
-        }
-        forward(bans.toArray(ObjectNode[]::new)).then().statusCode(202).body("triggered", equalTo(List.of("mass-ban")));
+        forward(bans(5)).then().statusCode(202).body("triggered", equalTo(List.of("mass-ban")));
         String incident = db.text("select cast(id as text) from anti_nuke_incident where guild_id = ?", guild);
         await().atMost(WAIT).until(() -> "leased".equals(db.text("select status from work_item where queue = 'anti-nuke-response' and item_key = ?",
                 incident)));

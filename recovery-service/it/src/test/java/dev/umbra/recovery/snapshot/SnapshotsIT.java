@@ -30,8 +30,11 @@ import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
+import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
+import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +51,9 @@ class SnapshotsIT {
 
     @InjectDevstack
     Database db;
+
+    @Inject
+    SnapshotService service;
 
     @Test
     void aSnapshotIsStoredWithItsChecksumAndReadBackListedAndDiffed() {
@@ -99,20 +105,20 @@ class SnapshotsIT {
     }
 
     @Test
-    void snapshotsOfIncidentsAndBeforeRestoresNeverPushOutTheRegularOnesAUserRestoresFrom() {
+    void snapshotsOfIncidentsAndBeforeRestoresNeverPushOutTheRegularOnesAUserRestoresFrom() throws Throwable {
         String guild = Snowflakes.random();
         grant(db, guild, "PRO");
         List<UUID> regular = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
             regular.add(takeSnapshot(guild, structure(guild)));
         }
-        // nine incidents and two restores later, each with a snapshot of the damaged guild
+        // nine incidents and two restores later, each with a snapshot of the damaged guild recovery took itself
         List<UUID> incidents = new ArrayList<>();
         for (int i = 0; i < 9; i++) {
-            incidents.add(take(guild, "ANTI_NUKE"));
+            incidents.add(store(guild, SnapshotTrigger.ANTI_NUKE));
         }
-        take(guild, "PRE_RESTORE");
-        take(guild, "PRE_RESTORE");
+        store(guild, SnapshotTrigger.PRE_RESTORE);
+        store(guild, SnapshotTrigger.PRE_RESTORE);
 
         assertThat(db.count("select count(*) from snapshot where id = any(string_to_array(?, ',')::uuid[])", ids(regular))).isEqualTo(7);
         assertThat(db.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isEqualTo(7);
@@ -129,6 +135,22 @@ class SnapshotsIT {
 
     private static UUID take(String guild, String trigger) {
         return UUID.fromString(postSnapshot(guild, body(trigger, structure(guild))).then().statusCode(201).extract().path("id"));
+    }
+
+    /** A snapshot as recovery stores its own, in a restore or an anti-nuke response: the API takes only the bot's triggers. */
+    private UUID store(String guild, SnapshotTrigger trigger) throws Throwable {
+        return VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(
+                () -> service.store(guild, trigger, SnapshotCodec.encode(structure(guild))))).id;
+    }
+
+    @Test
+    void theBotCannotStoreTheSnapshotsRecoveryTakesItself() {
+        String guild = Snowflakes.random();
+        grant(db, guild, "PRO");
+        for (String trigger : List.of("PRE_RESTORE", "ANTI_NUKE")) {
+            postSnapshot(guild, body(trigger, structure(guild))).then().statusCode(400).contentType("application/problem+json");
+        }
+        assertThat(snapshotsOf(db, guild)).isZero();
     }
 
     private static String ids(List<UUID> ids) {
