@@ -74,8 +74,8 @@ public class ReplayWorker implements WorkHandler {
                     }
                     Outcome failed = Outcome.failed("replay round failed: " + error);
                     // the queue dead-letters the item at its last attempt: the replay must not stay RUNNING after it
-                    return item.attempts() + 1 >= queue.settings().maxAttempts()
-                            ? fail(item, id, "gave up after " + (item.attempts() + 1) + " failed rounds: " + error).replaceWith(failed)
+                    return item.failures() + 1 >= queue.settings().maxAttempts()
+                            ? fail(item, id, "gave up after " + (item.failures() + 1) + " failed rounds: " + error).replaceWith(failed)
                             : Uni.createFrom().item(failed);
                 });
     }

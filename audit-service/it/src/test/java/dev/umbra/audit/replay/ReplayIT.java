@@ -233,7 +233,7 @@ class ReplayIT {
         assertThat(db.text("select status from replay where id = ?::uuid", replay)).isEqualTo("RUNNING");
 
         // the attempts between, without their backoff: the next one is the last
-        db.execute("update work_item set attempts = 7, due_at = now(), ready_at = now() where queue = 'audit-replay' and item_key = ? "
+        db.execute("update work_item set attempts = 7, failures = 7, due_at = now(), ready_at = now() where queue = 'audit-replay' and item_key = ? "
                 + "and status = 'pending'", replay);
 
         assertThat(finished(replay)).isEqualTo("FAILED");

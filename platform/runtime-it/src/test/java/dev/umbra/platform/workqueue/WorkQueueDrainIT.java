@@ -89,6 +89,20 @@ class WorkQueueDrainIT {
     }
 
     @Test
+    void aFailureAfterALongOutageIsNotTakenForTheLastAttempt() throws Throwable {
+        enqueue(List.of("refused-after-outage"), Instant.now());
+        // seven rounds of an outage behind it: tries, none of them a failure of its own
+        db.execute("update work_item set attempts = 7 where queue = ? and item_key = 'refused-after-outage'", CountingWork.QUEUE);
+
+        assertThat(runOnce()).isEqualTo(1);
+
+        assertThat(db.text("select status || ':' || attempts from work_item where queue = ? and item_key = 'refused-after-outage'",
+                CountingWork.QUEUE)).isEqualTo("pending:8");
+        assertThat(db.count("select failures from work_item where queue = ? and item_key = 'refused-after-outage'", CountingWork.QUEUE))
+                .isOne();
+    }
+
+    @Test
     void anItemPutBackUntriedKeepsItsCountOfAbandonedClaims() throws Throwable {
         enqueue(keys("slow", 4), Instant.now());
         enqueue(List.of("killer"), Instant.now().plusMillis(1));

@@ -11,7 +11,7 @@ import java.util.function.DoubleSupplier;
 final class RetryRules {
 
     /** The row after an outcome. {@code dueAt} and {@code error} are null for a finished item. */
-    record Next(String status, int attempts, Instant dueAt, String error) {
+    record Next(String status, int attempts, int failures, Instant dueAt, String error) {
     }
 
     private static final int MAX_ERROR_LENGTH = 500;
@@ -24,25 +24,31 @@ final class RetryRules {
         this.random = random;
     }
 
-    Next after(Outcome outcome, int attemptsBefore, Instant now) {
+    /**
+     * Every try counts an attempt (the backoff grows with them); only a failure of the item's own counts a
+     * failure, and {@code max-attempts} of those dead-letter it: an outage's rounds never do, however long.
+     */
+    Next after(Outcome outcome, int attemptsBefore, int failuresBefore, Instant now) {
         if (outcome instanceof Outcome.Done) {
-            return new Next(WorkQueue.DONE, attemptsBefore + 1, null, null);
+            return new Next(WorkQueue.DONE, attemptsBefore + 1, failuresBefore, null, null);
         }
         if (outcome instanceof Outcome.Poison poison) {
-            return new Next(WorkQueue.DEAD, attemptsBefore, null, truncate("poison: " + poison.reason()));
+            return new Next(WorkQueue.DEAD, attemptsBefore, failuresBefore, null, truncate("poison: " + poison.reason()));
         }
         if (outcome instanceof Outcome.Deferred deferred) {
             Instant at = deferred.at() != null ? later(deferred.at(), now) : now.plus(backoff(1));
-            return new Next(WorkQueue.PENDING, attemptsBefore, at, truncate(deferred.reason()));
+            return new Next(WorkQueue.PENDING, attemptsBefore, failuresBefore, at, truncate(deferred.reason()));
         }
         int attempts = attemptsBefore + 1;
         if (outcome instanceof Outcome.Unavailable unavailable) {
-            return new Next(WorkQueue.PENDING, attempts, retryAt(attempts, unavailable.notBefore(), now), truncate(unavailable.reason()));
+            return new Next(WorkQueue.PENDING, attempts, failuresBefore, retryAt(attempts, unavailable.notBefore(), now),
+                    truncate(unavailable.reason()));
         }
         Outcome.Failed failed = (Outcome.Failed) outcome;
-        return attempts >= settings.maxAttempts()
-                ? new Next(WorkQueue.DEAD, attempts, null, truncate("gave up after " + attempts + " attempts: " + failed.reason()))
-                : new Next(WorkQueue.PENDING, attempts, retryAt(attempts, failed.notBefore(), now), truncate(failed.reason()));
+        int failures = failuresBefore + 1;
+        return failures >= settings.maxAttempts()
+                ? new Next(WorkQueue.DEAD, attempts, failures, null, truncate("gave up after " + failures + " attempts: " + failed.reason()))
+                : new Next(WorkQueue.PENDING, attempts, failures, retryAt(attempts, failed.notBefore(), now), truncate(failed.reason()));
     }
 
     /** The backoff after {@code attempts} tries, and never before what the far side asked for. */

@@ -6,9 +6,11 @@ import java.time.Instant;
 /**
  * A claimed item. {@code leaseToken} is new for every claim: the queue accepts this worker's outcome
  * only while the row still carries it, so a worker whose lease ran out and was taken over cannot
- * complete or overwrite the row. {@code attempts} is the number of earlier tries;
- * {@code abandonedClaims} the claims in a row before this one whose lease ran out with nothing recorded.
+ * complete or overwrite the row. {@code attempts} is the number of earlier tries, {@code failures} those of
+ * them that failed for the item's own reason (an outage's never count: the queue dead-letters an item at
+ * {@code max-attempts} failures); {@code abandonedClaims} the claims in a row before this one whose lease
+ * ran out with nothing recorded.
  */
 public record WorkItem(String queue, String key, JsonNode payload, int attempts, long leaseToken, Instant leaseUntil,
-        int abandonedClaims) {
+        int abandonedClaims, int failures) {
 }

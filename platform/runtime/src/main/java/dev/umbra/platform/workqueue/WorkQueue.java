@@ -60,7 +60,7 @@ public final class WorkQueue {
             insert into work_item (queue, item_key, payload, due_at, ready_at, created_at)
             values (?1, ?2, cast(cast(?3 as text) as jsonb), ?4, ?4, ?5)
             on conflict (queue, item_key) do update
-            set payload = excluded.payload, status = 'pending', attempts = 0, due_at = excluded.due_at,
+            set payload = excluded.payload, status = 'pending', attempts = 0, failures = 0, due_at = excluded.due_at,
                 ready_at = excluded.ready_at, lease_until = null, lease_token = null, last_error = null, finished_at = null,
                 try_started = false, abandoned_claims = 0""";
     private static final String CLAIM = """
@@ -77,15 +77,16 @@ public final class WorkQueue {
                     abandoned_claims = w.abandoned_claims + case when w.status = 'leased' and w.try_started then 1 else 0 end,
                     try_started = false
                 from due where w.queue = due.queue and w.item_key = due.item_key
-                returning w.item_key, w.payload::text as payload, w.attempts, w.lease_token, w.lease_until, w.due_at, w.abandoned_claims)
-            select item_key, payload, attempts, lease_token, lease_until, abandoned_claims from claimed order by due_at, item_key""";
+                returning w.item_key, w.payload::text as payload, w.attempts, w.failures, w.lease_token, w.lease_until, w.due_at,
+                    w.abandoned_claims)
+            select item_key, payload, attempts, failures, lease_token, lease_until, abandoned_claims from claimed order by due_at, item_key""";
     /**
      * $4 cast alike where it is used twice: PostgreSQL would deduce varchar for one use and text for the
      * other and refuse to prepare it (an ERROR in its log each time; Vert.x then prepared it again with types of its own).
      */
     private static final String RECORD = """
             update work_item
-            set status = cast($4 as varchar), attempts = $5, due_at = coalesce($6, due_at), last_error = $7,
+            set status = cast($4 as varchar), attempts = $5, failures = $10, due_at = coalesce($6, due_at), last_error = $7,
                 lease_until = null, lease_token = null, finished_at = case when cast($4 as varchar) in ('done', 'dead') then $8 end,
                 try_started = false, abandoned_claims = case when $9 then 0 else abandoned_claims end
             where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
@@ -101,7 +102,7 @@ public final class WorkQueue {
             select item_key, payload::text as payload, attempts, last_error, finished_at, created_at from work_item
             where queue = $1 and status = 'dead' order by finished_at limit $2""";
     private static final String REVIVE = """
-            update work_item set status = 'pending', attempts = 0, try_started = false, abandoned_claims = 0, due_at = $3, ready_at = $3,
+            update work_item set status = 'pending', attempts = 0, failures = 0, try_started = false, abandoned_claims = 0, due_at = $3, ready_at = $3,
                 finished_at = null
             where queue = $1 and item_key = $2 and status = 'dead'""";
     private static final String HOLDS = """
@@ -213,7 +214,8 @@ public final class WorkQueue {
                 .map(rows -> {
                     List<WorkItem> items = new ArrayList<>();
                     rows.forEach(row -> items.add(new WorkItem(name, row.getString("item_key"), fromJson(row), row.getInteger("attempts"),
-                            row.getLong("lease_token"), row.getOffsetDateTime("lease_until").toInstant(), row.getInteger("abandoned_claims"))));
+                            row.getLong("lease_token"), row.getOffsetDateTime("lease_until").toInstant(), row.getInteger("abandoned_claims"),
+                            row.getInteger("failures"))));
                     return items;
                 });
     }
@@ -230,9 +232,10 @@ public final class WorkQueue {
     /** {@code tried} false: put back before its try began, which ends no run of abandoned claims (a killer stays counted). */
     private Uni<Boolean> record(WorkItem item, Outcome outcome, boolean tried) {
         Instant now = clock.instant();
-        RetryRules.Next next = rules.after(outcome, item.attempts(), now);
+        RetryRules.Next next = rules.after(outcome, item.attempts(), item.failures(), now);
         Tuple values = Tuple.tuple(List.of(name, item.key(), item.leaseToken(), next.status(), next.attempts()))
-                .addValue(next.dueAt() == null ? null : utc(next.dueAt())).addValue(next.error()).addValue(utc(now)).addValue(tried);
+                .addValue(next.dueAt() == null ? null : utc(next.dueAt())).addValue(next.error()).addValue(utc(now)).addValue(tried)
+                .addValue(next.failures());
         return Statements.execute(pool, RECORD, values).map(rows -> {
             boolean accepted = rows.rowCount() == 1;
             String counted = accepted ? outcomeName(outcome, next) : "lease_lost";

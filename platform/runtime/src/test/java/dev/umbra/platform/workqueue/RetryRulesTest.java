@@ -67,24 +67,24 @@ class RetryRulesTest {
 
     @Test
     void workThatWasNotTriedSpendsNoAttempt() {
-        RetryRules.Next next = highest.after(Outcome.deferred("circuit open", NOW.plusSeconds(10)), 2, NOW);
+        RetryRules.Next next = highest.after(Outcome.deferred("circuit open", NOW.plusSeconds(10)), 2, 2, NOW);
         assertThat(next.status()).isEqualTo("pending");
         assertThat(next.attempts()).isEqualTo(2);
         assertThat(next.dueAt()).isEqualTo(NOW.plusSeconds(10));
-        assertThat(highest.after(Outcome.deferred("not due yet", NOW.minusSeconds(10)), 0, NOW).dueAt())
+        assertThat(highest.after(Outcome.deferred("not due yet", NOW.minusSeconds(10)), 0, 0, NOW).dueAt())
                 .as("never in the past").isEqualTo(NOW);
-        assertThat(highest.after(Outcome.deferred("circuit open", null), 5, NOW).dueAt())
+        assertThat(highest.after(Outcome.deferred("circuit open", null), 5, 5, NOW).dueAt())
                 .as("no time given: the first backoff step").isEqualTo(NOW.plusSeconds(5));
     }
 
     @Test
     void aFailureOfTheItemsOwnDeadLettersItAtTheLastAttempt() {
-        RetryRules.Next first = highest.after(Outcome.failed("400 bad request"), 0, NOW);
+        RetryRules.Next first = highest.after(Outcome.failed("400 bad request"), 0, 0, NOW);
         assertThat(first.status()).isEqualTo("pending");
         assertThat(first.attempts()).isEqualTo(1);
         assertThat(first.dueAt()).isEqualTo(NOW.plusSeconds(5));
 
-        RetryRules.Next last = highest.after(Outcome.failed("400 bad request"), 2, NOW);
+        RetryRules.Next last = highest.after(Outcome.failed("400 bad request"), 2, 2, NOW);
         assertThat(last.status()).isEqualTo("dead");
         assertThat(last.attempts()).isEqualTo(3);
         assertThat(last.error()).isEqualTo("gave up after 3 attempts: 400 bad request");
@@ -92,24 +92,34 @@ class RetryRulesTest {
 
     @Test
     void anOutageCountsItsTriesButNeverDeadLetters() {
-        RetryRules.Next next = highest.after(Outcome.unavailable("503", null), 100, NOW);
+        RetryRules.Next next = highest.after(Outcome.unavailable("503", null), 100, 0, NOW);
         assertThat(next.status()).isEqualTo("pending");
         assertThat(next.attempts()).isEqualTo(101);
+        assertThat(next.failures()).isZero();
         assertThat(next.dueAt()).isEqualTo(NOW.plus(Duration.ofMinutes(30)));
+    }
+
+    @Test
+    void aFailureAfterALongOutageIsTheFirstFailureNotTheLastAttempt() {
+        RetryRules.Next next = highest.after(Outcome.failed("400 bad request"), 7, 0, NOW);
+        assertThat(next.status()).isEqualTo("pending");
+        assertThat(next.attempts()).isEqualTo(8);
+        assertThat(next.failures()).isOne();
+        assertThat(next.dueAt()).as("the backoff of the eighth try").isEqualTo(NOW.plus(Duration.ofSeconds(5 * 128)));
     }
 
     @Test
     void theNextAttemptIsNeverBeforeTheRetryAfterTheFarSideAsked() {
         Instant retryAfter = NOW.plusSeconds(90);
-        assertThat(highest.after(Outcome.unavailable("429", retryAfter), 0, NOW).dueAt()).isEqualTo(retryAfter);
-        assertThat(highest.after(Outcome.unavailable("429", NOW.plusSeconds(1)), 3, NOW).dueAt())
+        assertThat(highest.after(Outcome.unavailable("429", retryAfter), 0, 0, NOW).dueAt()).isEqualTo(retryAfter);
+        assertThat(highest.after(Outcome.unavailable("429", NOW.plusSeconds(1)), 3, 3, NOW).dueAt())
                 .as("the backoff when it is later").isEqualTo(NOW.plusSeconds(40));
-        assertThat(highest.after(new Outcome.Failed("409", retryAfter), 0, NOW).dueAt()).isEqualTo(retryAfter);
+        assertThat(highest.after(new Outcome.Failed("409", retryAfter), 0, 0, NOW).dueAt()).isEqualTo(retryAfter);
     }
 
     @Test
     void aPoisonItemIsDeadAtOnceWithItsReasonAndNoAttemptSpent() {
-        RetryRules.Next next = highest.after(Outcome.poison("no template for BotRenamed"), 0, NOW);
+        RetryRules.Next next = highest.after(Outcome.poison("no template for BotRenamed"), 0, 0, NOW);
         assertThat(next.status()).isEqualTo("dead");
         assertThat(next.attempts()).isZero();
         assertThat(next.error()).isEqualTo("poison: no template for BotRenamed");
@@ -117,7 +127,7 @@ class RetryRulesTest {
 
     @Test
     void doneCountsTheTryThatDidIt() {
-        RetryRules.Next next = highest.after(Outcome.done(), 2, NOW);
+        RetryRules.Next next = highest.after(Outcome.done(), 2, 2, NOW);
         assertThat(next.status()).isEqualTo("done");
         assertThat(next.attempts()).isEqualTo(3);
         assertThat(next.dueAt()).isNull();
@@ -125,6 +135,6 @@ class RetryRulesTest {
 
     @Test
     void aLongReasonIsCut() {
-        assertThat(highest.after(Outcome.failed("x".repeat(2_000)), 0, NOW).error()).hasSize(500);
+        assertThat(highest.after(Outcome.failed("x".repeat(2_000)), 0, 0, NOW).error()).hasSize(500);
     }
 }
