@@ -2,7 +2,6 @@ package dev.umbra.recovery.antinuke;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,11 +25,24 @@ public record BurstRule(String pattern, String action, int threshold, Duration w
      * entry need counting.
      */
     public Optional<Span> burstAt(List<Instant> entries, Instant at) {
-        List<Instant> inBursts = entries.stream().filter(start -> !start.isBefore(earliestWith(at)) && !start.isAfter(at))
-                .map(start -> entries.stream().filter(time -> !time.isBefore(start) && !time.isAfter(start.plus(window))).toList())
-                .filter(held -> held.size() >= threshold)
-                .flatMap(List::stream).toList();
-        return inBursts.isEmpty() ? Optional.empty() : Optional.of(new Span(Collections.min(inBursts), Collections.max(inBursts)));
+        // in time order, the window starting at each entry ends at an entry no earlier than the last one's:
+        // one pass, however many entries a mass ban brings
+        List<Instant> times = entries.stream().sorted().toList();
+        Instant first = null;
+        Instant last = null;
+        int end = 0;
+        for (int start = 0; start < times.size() && !times.get(start).isAfter(at); start++) {
+            Instant from = times.get(start);
+            end = Math.max(end, start);
+            while (end + 1 < times.size() && !times.get(end + 1).isAfter(from.plus(window))) {
+                end++;
+            }
+            if (!from.isBefore(earliestWith(at)) && end - start + 1 >= threshold) {
+                first = first == null ? from : first;
+                last = times.get(end);
+            }
+        }
+        return first == null ? Optional.empty() : Optional.of(new Span(first, last));
     }
 
     /** Entries from this instant on may share a window with one at {@code at}. */

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class BurstRuleTest {
@@ -79,5 +82,31 @@ class BurstRuleTest {
         assertThat(channels.continues(T, T.plusSeconds(3), span(1, 1))).isTrue();
         assertThat(channels.continues(T, T.plusSeconds(3), span(-10, -10))).isTrue();
         assertThat(channels.continues(T, T.plusSeconds(3), span(-11, -11))).isFalse();
+    }
+
+    @Test
+    void theOnePassFindsWhatCountingEveryWindowFinds() {
+        Random random = new Random(20_261_127L);
+        for (int round = 0; round < 2_000; round++) {
+            BurstRule rule = new BurstRule("p", "a", 2 + random.nextInt(4), Duration.ofSeconds(1 + random.nextInt(15)));
+            List<Instant> entries = new ArrayList<>();
+            int count = 1 + random.nextInt(30);
+            for (int i = 0; i < count; i++) {
+                entries.add(T.plusSeconds(random.nextInt(60)));
+            }
+            Instant at = entries.get(random.nextInt(count));
+            assertThat(rule.burstAt(entries, at)).as("round %d: %s at %s", round, entries, at).isEqualTo(everyWindow(rule, entries, at));
+        }
+    }
+
+    /** The rule's definition, counted window by window. */
+    private static Optional<BurstRule.Span> everyWindow(BurstRule rule, List<Instant> entries, Instant at) {
+        List<Instant> inBursts = entries.stream().filter(start -> !start.isBefore(at.minus(rule.window())) && !start.isAfter(at))
+                .map(start -> entries.stream().filter(time -> !time.isBefore(start) && !time.isAfter(start.plus(rule.window()))).toList())
+                .filter(held -> held.size() >= rule.threshold())
+                .flatMap(List::stream).toList();
+        return inBursts.isEmpty() ? Optional.empty()
+                : Optional.of(new BurstRule.Span(inBursts.stream().min(Instant::compareTo).orElseThrow(),
+                        inBursts.stream().max(Instant::compareTo).orElseThrow()));
     }
 }
