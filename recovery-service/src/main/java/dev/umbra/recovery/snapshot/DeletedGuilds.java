@@ -6,7 +6,6 @@ import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.platform.inbox.EventChannels;
 import dev.umbra.platform.inbox.EventHandlers;
 import dev.umbra.platform.inbox.Inbox;
-import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
 import dev.umbra.platform.workqueue.WorkItem;
@@ -16,15 +15,15 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * A guild Discord deleted: its snapshots are kept for {@code recovery.snapshot.kept-after-guild-deleted}
  * from the deletion (no new ones are taken), then purged by the {@value #QUEUE} work queue, each with a
- * SnapshotDeleted. The purge is one item per guild, due at the end of the period; a redelivered
- * GuildDeleted finds the guild already recorded and changes nothing.
+ * SnapshotDeleted. The purge is one item per guild, due at the end of the period, under the guild's
+ * snapshot lock like retention; a snapshot a restore under way still reads waits for it to end. A
+ * redelivered GuildDeleted finds the guild already recorded and changes nothing.
  */
 @ApplicationScoped
 public class DeletedGuilds implements WorkHandler {
@@ -35,7 +34,6 @@ public class DeletedGuilds implements WorkHandler {
     private static final String RECORD = """
             insert into deleted_guild (guild_id, deleted_at, purge_at) values (:guildId, :deletedAt, :purgeAt)
             on conflict (guild_id) do nothing""";
-    private static final String SNAPSHOTS = "select id from snapshot where guild_id = $1";
 
     private final Inbox inbox;
     private final WorkQueues queues;
@@ -80,11 +78,9 @@ public class DeletedGuilds implements WorkHandler {
             if (!held) {
                 return Uni.createFrom().item(Outcome.deferred("the lease was taken over", null));
             }
-            return Panache.getSession()
-                    .chain(session -> NativeSelects.select(session, SNAPSHOTS, guildId))
-                    .map(NativeSelects.column(UUID.class))
-                    .chain(ids -> snapshots.delete(guildId, ids))
-                    .replaceWith(Outcome.done());
+            // a restore accepted before the deletion still reads its snapshots until it ends (it fails: the guild is gone)
+            return snapshots.purge(guildId).map(kept -> kept == 0 ? Outcome.done()
+                    : Outcome.deferred(kept + " snapshot(s) kept while a restore under way reads them", null));
         }));
     }
 }

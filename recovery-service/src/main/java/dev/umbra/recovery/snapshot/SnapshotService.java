@@ -78,6 +78,20 @@ public class SnapshotService {
                 .replaceWith(snapshot);
     }
 
+    /**
+     * Deletes every snapshot of the guild but those a restore under way still reads, under the guild's
+     * snapshot lock (as retention and the acceptance of a restore take it), in the caller's transaction.
+     * Returns how many it kept for a restore.
+     */
+    public Uni<Integer> purge(String guildId) {
+        return GuildLocks.lock(LOCK, guildId).chain(() -> Panache.getSession()).chain(session -> NativeSelects
+                .select(session, NEWEST_FIRST, guildId).map(rows -> rows.stream().map(row -> NativeSelects.value(row[0], UUID.class)).toList())
+                .chain(all -> NativeSelects.select(session, IN_USE, guildId).map(NativeSelects.column(UUID.class)).chain(inUse -> {
+                    List<UUID> free = all.stream().filter(id -> !inUse.contains(id)).toList();
+                    return delete(guildId, free).replaceWith(all.size() - free.size());
+                })));
+    }
+
     /** Deletes the snapshots and publishes a SnapshotDeleted for each, in the caller's transaction. */
     public Uni<Void> delete(String guildId, List<UUID> ids) {
         if (ids.isEmpty()) {

@@ -248,4 +248,28 @@ class SnapshotsIT {
             assertThat(db.count("select count(*) from work_item where queue = 'snapshot-purge' and item_key = ?", guild)).isOne();
         }
     }
+
+    @Test
+    void aDeletedGuildsSnapshotARestoreUnderWayReadsIsPurgedOnceTheRestoreHasEnded() {
+        String guild = Snowflakes.random();
+        grant(db, guild, "PRO");
+        UUID restored = takeSnapshot(guild, structure(guild));
+        UUID other = takeSnapshot(guild, structure(guild));
+        // a restore accepted before the guild was deleted, not yet ended
+        UUID job = UUID.randomUUID();
+        db.execute("insert into restore_job (id, guild_id, snapshot_id, status, requested_at) values (?, ?, ?, 'QUEUED', now())", job, guild,
+                restored);
+        try (KafkaProbe snapshots = KafkaProbe.read(Topics.of(Aggregates.SNAPSHOT))) {
+            OutboxRecords.publish(new GuildDeleted(guild), UUID.randomUUID(), Instant.now());
+
+            await().atMost(WAIT).until(() -> db.count("select count(*) from snapshot where id = ?", other) == 0);
+            assertThat(db.count("select count(*) from snapshot where id = ?", restored)).isOne();
+
+            db.execute("update restore_job set status = 'FAILED', finished_at = now() where id = ?", job);
+            await().atMost(WAIT).until(() -> snapshotsOf(db, guild) == 0);
+            await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() == 2);
+            assertThat(events(snapshots, "SnapshotDeleted", guild)).extracting(record -> UUID.fromString(record.key()))
+                    .containsExactlyInAnyOrder(restored, other);
+        }
+    }
 }
