@@ -21,6 +21,7 @@ import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.events.licensing.LicenseDowngraded;
 import dev.umbra.events.licensing.LicenseGranted;
 import dev.umbra.events.licensing.LicenseSuspended;
+import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.InjectDevstack;
@@ -35,6 +36,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -246,6 +248,32 @@ class SnapshotsIT {
             assertThat(events(snapshots, "SnapshotDeleted", guild)).extracting(record -> UUID.fromString(record.key()))
                     .containsExactlyInAnyOrderElementsOf(taken);
             assertThat(db.count("select count(*) from work_item where queue = 'snapshot-purge' and item_key = ?", guild)).isOne();
+        }
+    }
+
+    @Test
+    void purgesOfOneGuildAtOnceDeleteEachSnapshotOnceWithOneEventEach() throws Exception {
+        String guild = Snowflakes.random();
+        grant(db, guild, "PRO");
+        List<UUID> taken = List.of(takeSnapshot(guild, structure(guild)), takeSnapshot(guild, structure(guild)),
+                takeSnapshot(guild, structure(guild)));
+        try (KafkaProbe snapshots = KafkaProbe.read(Topics.of(Aggregates.SNAPSHOT))) {
+            // two replicas purging at once (a lease taken over while the first was still at it): the guild's lock orders them
+            List<Integer> kept = Concurrently.run(2, caller -> {
+                try {
+                    return VertxContextSupport.subscribeAndAwait(() -> Panache.withTransaction(() -> service.purge(guild)));
+                } catch (Throwable e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+
+            assertThat(kept).containsExactly(0, 0);
+            assertThat(snapshotsOf(db, guild)).isZero();
+            await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() >= taken.size());
+            // give a second copy of any of them the time the first ones took
+            await().pollDelay(Duration.ofSeconds(2)).atMost(WAIT).until(() -> true);
+            assertThat(events(snapshots, "SnapshotDeleted", guild)).extracting(record -> UUID.fromString(record.key()))
+                    .containsExactlyInAnyOrderElementsOf(taken);
         }
     }
 
