@@ -115,19 +115,14 @@ public class ReplayWorker implements WorkHandler {
     /**
      * The database or Kafka away or slow: the round is tried again, however long that lasts. A refusal Kafka
      * does not call retriable (a record larger than the producer may send, a topic it may not write) is the
-     * round's own failure: it counts an attempt, and the last one ends the replay FAILED.
+     * round's own failure: it counts a failure, and the last one allowed ends the replay FAILED.
      */
     private static boolean unavailable(Throwable error) {
         return StorageFaults.isTransient(error) || error instanceof TimeoutException || kafkaRetriable(error);
     }
 
     private static boolean kafkaRetriable(Throwable error) {
-        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
-            if (cause instanceof RetriableException) {
-                return true;
-            }
-        }
-        return false;
+        return StorageFaults.causes(error).stream().anyMatch(RetriableException.class::isInstance);
     }
 
     private record Round(ReplayScope scope, Cursor cursor) {

@@ -74,7 +74,7 @@ public final class StorageFaults {
      * JSON that does not parse: Jackson's errors are IOExceptions too, and they come back every time.
      */
     public static boolean isTransient(Throwable error) {
-        for (Throwable cause : chain(error)) {
+        for (Throwable cause : causes(error)) {
             if (surelyNotExecuted(cause) || cause instanceof TimeoutException
                     || cause instanceof org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException
                     || cause instanceof io.vertx.sqlclient.ClosedConnectionException
@@ -109,7 +109,7 @@ public final class StorageFaults {
         if (!isTransient(error)) {
             return false;
         }
-        for (Throwable cause : chain(error)) {
+        for (Throwable cause : causes(error)) {
             String state = sqlState(cause);
             if (poolExhausted(cause) || cause instanceof BulkheadException
                     || state != null && (BUSY_OR_CONTENDED_STATES.contains(state) || state.startsWith("53"))) {
@@ -125,7 +125,7 @@ public final class StorageFaults {
      * run again and find the winner's result.
      */
     public static boolean lostRace(Throwable error) {
-        for (Throwable cause : chain(error)) {
+        for (Throwable cause : causes(error)) {
             if ("23505".equals(sqlState(cause))
                     || cause instanceof org.hibernate.StaleStateException
                     || cause instanceof jakarta.persistence.OptimisticLockException) {
@@ -140,7 +140,7 @@ public final class StorageFaults {
      * another transaction: nothing of it was written, and an idempotent transaction may run again.
      */
     public static boolean rolledBackByServer(Throwable error) {
-        for (Throwable cause : chain(error)) {
+        for (Throwable cause : causes(error)) {
             String state = sqlState(cause);
             if ("40P01".equals(state) || "40001".equals(state)) {
                 return true;
@@ -188,9 +188,12 @@ public final class StorageFaults {
                 || message.contains("Pool closed") || message.contains("connection may have been lost"));
     }
 
-    /** The causes of {@code error}, the failures inside a Mutiny CompositeException included (a failed rollback after a failed statement).
-     * Only {@link #isTransient} looks at them all: whether a statement ran is told by the first failure alone. */
-    private static java.util.List<Throwable> chain(Throwable error) {
+    /**
+     * {@code error} and its causes, the failures inside a Mutiny CompositeException included (a failed rollback
+     * after a failed statement), each once, at most 32. Only {@link #isTransient} looks at them all here:
+     * whether a statement ran is told by the first failure alone.
+     */
+    public static java.util.List<Throwable> causes(Throwable error) {
         java.util.List<Throwable> chain = new java.util.ArrayList<>();
         java.util.Deque<Throwable> pending = new java.util.ArrayDeque<>(java.util.List.of(error));
         while (!pending.isEmpty() && chain.size() < 32) {
