@@ -214,7 +214,9 @@ class ReplayIT {
 
         assertThat(finished(replay)).isEqualTo("FAILED");
         assertThat(db.text("select note from replay where id = ?::uuid", replay)).contains("kill or hang the worker");
-        assertThat(db.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replay)).isEqualTo("dead");
+        // the replay's end and the item's are two writes, one after the other
+        await().atMost(WAIT).until(() -> db.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replay)
+                .equals("dead"));
     }
 
     @Test
@@ -239,7 +241,7 @@ class ReplayIT {
         assertThat(finished(replay)).isEqualTo("FAILED");
         assertThat(db.text("select note from replay where id = ?::uuid", replay)).contains("gave up after 8 failed rounds")
                 .contains("RecordTooLargeException");
-        assertThat(db.text(item, replay)).isEqualTo("8 dead");
+        await().atMost(WAIT).until(() -> db.text(item, replay).equals("8 dead"));
         // the batch before it went out, and only that
         assertThat(db.count("select published from replay where id = ?::uuid", replay)).isEqualTo(2);
     }
