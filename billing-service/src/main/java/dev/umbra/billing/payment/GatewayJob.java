@@ -94,7 +94,7 @@ public abstract class GatewayJob implements RecurringWork {
     public Uni<Outcome> handle(WorkItem item) {
         Instant next = clock.instant().plus(settings.interval());
         return run().map(summary -> summary.halted() ? Outcome.deferred("halted by the open look-up circuit", clock.instant())
-                        : Outcome.deferred("next run", next))
+                        : Outcome.scheduled("next run", next))
                 .onFailure().recoverWithItem(error -> Outcome.unavailable("run failed: " + error, next));
     }
 }

@@ -48,7 +48,7 @@ public class RenewalScan implements WorkHandler {
             if (due > 0) {
                 LOG.infof("renewal scan: %d subscriptions due", due);
             }
-            return Outcome.deferred("next scan", clock.instant().plus(settings.renewals().scanInterval()));
+            return Outcome.scheduled("next scan", clock.instant().plus(settings.renewals().scanInterval()));
         });
     }
 }

@@ -64,6 +64,6 @@ public class LicenseSweeper implements WorkHandler {
 
     private Outcome nextSweep(LicenseState swept) {
         Instant next = LicenseRules.nextSweepAt(swept, grace);
-        return next == null ? Outcome.done() : Outcome.deferred("next sweep at " + next, next);
+        return next == null ? Outcome.done() : Outcome.scheduled("next sweep at " + next, next);
     }
 }

@@ -53,7 +53,6 @@ public final class Tokens {
                 : new Minted(Devstack.shared().jwt().mint(subject, List.of(roles), LIFETIME), now.plus(LIFETIME.dividedBy(2)))).token();
     }
 
-    /** A bot token whose lifetime ended a minute ago. */
     /** Requests carrying a token a service must refuse with 401, by what is wrong with it: fresh ones at each call. */
     public static Map<String, RequestSpecification> unacceptable() {
         Map<String, RequestSpecification> refused = new LinkedHashMap<>();
@@ -67,6 +66,7 @@ public final class Tokens {
         return refused;
     }
 
+    /** A bot token whose lifetime ended a minute ago. */
     public static String expiredBot() {
         Instant now = Instant.now();
         return Devstack.shared().jwt().mint("discord-bot", List.of("bot"), JwtKeys.AUDIENCE, now.minus(LIFETIME), now.minusSeconds(60));

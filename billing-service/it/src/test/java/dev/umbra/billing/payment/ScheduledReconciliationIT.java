@@ -62,6 +62,6 @@ class ScheduledReconciliationIT extends SandboxCallingBack {
                 .body(matchesPattern("(?s).*umbra_billing_payments_settled_total\\{outcome=\"failed\",source=\"reconciliation\"} [1-9].*"))
                 .body(matchesPattern("(?s).*umbra_billing_reconciliation_runs_total\\{result=\"completed\"} [1-9].*"))
                 .body(containsString("umbra_billing_payments_oldest_in_progress_seconds "))
-                .body(containsString("umbra_work_queue_outcomes_total{outcome=\"deferred\",queue=\"payment-reconciliation\"}")));
+                .body(containsString("umbra_work_queue_outcomes_total{outcome=\"scheduled\",queue=\"payment-reconciliation\"}")));
     }
 }

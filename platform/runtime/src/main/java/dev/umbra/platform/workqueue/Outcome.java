@@ -25,6 +25,13 @@ public sealed interface Outcome {
     record Deferred(String reason, Instant at) implements Outcome {
     }
 
+    /**
+     * This run's work is done and the item comes back at {@code next} for the following one (recurring work, a
+     * sweep due later): its attempts start anew, and until {@code next} it is waiting, not late.
+     */
+    record Scheduled(String reason, Instant next) implements Outcome {
+    }
+
     /** Can never succeed (unknown template, unreadable payload, nobody to tell): dead at once, with the reason. */
     record Poison(String reason) implements Outcome {
     }
@@ -44,6 +51,10 @@ public sealed interface Outcome {
 
     static Outcome deferred(String reason, Instant at) {
         return new Deferred(reason, at);
+    }
+
+    static Outcome scheduled(String reason, Instant next) {
+        return new Scheduled(reason, next);
     }
 
     static Outcome poison(String reason) {

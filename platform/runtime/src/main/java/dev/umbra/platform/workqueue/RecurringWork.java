@@ -26,7 +26,7 @@ public interface RecurringWork extends WorkHandler {
      * failed (a database or a gateway away): that one is simply the next run's work.
      */
     static Uni<Outcome> nextRunAt(Instant next, Uni<?> run) {
-        return run.map(done -> (Outcome) Outcome.deferred("next run", next))
+        return run.map(done -> Outcome.scheduled("next run", next))
                 .onFailure().recoverWithItem(error -> Outcome.unavailable("run failed: " + error, next));
     }
 }

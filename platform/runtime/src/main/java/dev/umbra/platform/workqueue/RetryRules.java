@@ -10,8 +10,15 @@ import java.util.function.DoubleSupplier;
  */
 final class RetryRules {
 
-    /** The row after an outcome. {@code dueAt} and {@code error} are null for a finished item. */
-    record Next(String status, int attempts, int failures, Instant dueAt, String error) {
+    /**
+     * The row after an outcome. {@code dueAt} and {@code error} are null for a finished item; {@code readyAt}
+     * is set only when the item starts waiting anew (the age of a late item counts from it), else null.
+     */
+    record Next(String status, int attempts, int failures, Instant dueAt, String error, Instant readyAt) {
+
+        Next(String status, int attempts, int failures, Instant dueAt, String error) {
+            this(status, attempts, failures, dueAt, error, null);
+        }
     }
 
     private static final int MAX_ERROR_LENGTH = 500;
@@ -34,6 +41,10 @@ final class RetryRules {
         }
         if (outcome instanceof Outcome.Poison poison) {
             return new Next(WorkQueue.DEAD, attemptsBefore, failuresBefore, null, truncate("poison: " + poison.reason()));
+        }
+        if (outcome instanceof Outcome.Scheduled scheduled) {
+            Instant next = later(scheduled.next(), now);
+            return new Next(WorkQueue.PENDING, 0, 0, next, truncate(scheduled.reason()), next);
         }
         if (outcome instanceof Outcome.Deferred deferred) {
             Instant at = deferred.at() != null ? later(deferred.at(), now) : now.plus(backoff(1));

@@ -18,6 +18,7 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -50,6 +51,8 @@ public final class WorkQueue {
     static final String DEAD = "dead";
 
     private static final Logger LOG = Logger.getLogger(WorkQueue.class);
+    private static final Duration RECORD_RETRY_DELAY = Duration.ofMillis(100);
+    private static final int RECORD_RETRIES = 3;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final String ENQUEUE = """
@@ -88,7 +91,7 @@ public final class WorkQueue {
             update work_item
             set status = cast($4 as varchar), attempts = $5, failures = $10, due_at = coalesce($6, due_at), last_error = $7,
                 lease_until = null, lease_token = null, finished_at = case when cast($4 as varchar) in ('done', 'dead') then $8 end,
-                try_started = false, abandoned_claims = case when $9 then 0 else abandoned_claims end
+                try_started = false, abandoned_claims = case when $9 then 0 else abandoned_claims end, ready_at = coalesce($11, ready_at)
             where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
     private static final String BACKLOG = """
             select count(*) filter (where status = 'pending' and due_at <= $2) as due,
@@ -130,6 +133,8 @@ public final class WorkQueue {
     private final MeterRegistry registry;
     private final Map<String, AtomicLong> backlog;
     private final AtomicLong oldestSeconds = new AtomicLong();
+    /** When this replica last saw its work on the queue go on: a claim, an outcome recorded, a lease renewed. */
+    private volatile long progressedAt = System.nanoTime();
 
     WorkQueue(String name, Pool pool, Clock clock, WorkQueueConfig.Settings settings, MeterRegistry registry) {
         this.name = name;
@@ -153,6 +158,19 @@ public final class WorkQueue {
 
     public WorkQueueConfig.Settings settings() {
         return settings;
+    }
+
+    /**
+     * No claim, no outcome and no renewed lease on this replica for longer than a lease: a try under way neither
+     * ends nor renews its lease (a statement lost on the network, a completion that never comes), and by now
+     * another round may take its item over.
+     */
+    boolean stalled() {
+        return System.nanoTime() - progressedAt > settings.lease().toNanos();
+    }
+
+    private void sawProgress() {
+        progressedAt = System.nanoTime();
     }
 
     /** Adds an item inside the caller's Hibernate Reactive transaction; an item with the same key already there is left alone. */
@@ -197,7 +215,7 @@ public final class WorkQueue {
         return Panache.getSession().chain(session -> session.createNativeQuery(statement)
                 .setParameter(1, name).setParameter(2, item.key()).setParameter(3, item.leaseToken())
                 .setParameter(4, utc(clock.instant().plus(settings.lease())))
-                .getResultList()).map(rows -> !rows.isEmpty());
+                .getResultList()).invoke(this::sawProgress).map(rows -> !rows.isEmpty());
     }
 
     /**
@@ -211,6 +229,7 @@ public final class WorkQueue {
         Instant now = clock.instant();
         return pool.withTransaction(connection -> connection.preparedQuery(CLAIM)
                         .execute(Tuple.of(name, utc(now), settings.batchSize(), utc(now.plus(settings.lease())))))
+                .invoke(this::sawProgress)
                 .map(rows -> {
                     List<WorkItem> items = new ArrayList<>();
                     rows.forEach(row -> items.add(new WorkItem(name, row.getString("item_key"), fromJson(row), row.getInteger("attempts"),
@@ -235,20 +254,25 @@ public final class WorkQueue {
         RetryRules.Next next = rules.after(outcome, item.attempts(), item.failures(), now);
         Tuple values = Tuple.tuple(List.of(name, item.key(), item.leaseToken(), next.status(), next.attempts()))
                 .addValue(next.dueAt() == null ? null : utc(next.dueAt())).addValue(next.error()).addValue(utc(now)).addValue(tried)
-                .addValue(next.failures());
-        return Statements.execute(pool, RECORD, values).map(rows -> {
-            boolean accepted = rows.rowCount() == 1;
-            String counted = accepted ? outcomeName(outcome, next) : "lease_lost";
-            Counter.builder("umbra.work.queue.outcomes").description("Outcomes of tried and deferred work, by queue")
-                    .tags("queue", name, "outcome", counted).register(registry).increment();
-            if (!accepted) {
-                LOG.infof("work queue %s: item %s was taken over after its lease ran out; this worker's %s is dropped", name, item.key(),
-                        outcome.getClass().getSimpleName());
-            } else if (DEAD.equals(next.status())) {
-                LOG.warnf("work queue %s: item %s is dead: %s", name, item.key(), next.error());
-            }
-            return accepted;
-        });
+                .addValue(next.failures()).addValue(next.readyAt() == null ? null : utc(next.readyAt()));
+        // fenced by the lease token, so trying it again is safe; a fault left unhandled would leave the try
+        // started with nothing recorded, which the next claim counts as an abandoned claim
+        return Statements.execute(pool, RECORD, values)
+                .onFailure(StorageFaults::isTransient).retry().withBackOff(RECORD_RETRY_DELAY).atMost(RECORD_RETRIES)
+                .invoke(this::sawProgress)
+                .map(rows -> {
+                    boolean accepted = rows.rowCount() == 1;
+                    String counted = accepted ? outcomeName(outcome, next) : "lease_lost";
+                    Counter.builder("umbra.work.queue.outcomes").description("Outcomes of tried and deferred work, by queue")
+                            .tags("queue", name, "outcome", counted).register(registry).increment();
+                    if (!accepted) {
+                        LOG.infof("work queue %s: item %s was taken over after its lease ran out; this worker's %s is dropped", name, item.key(),
+                                outcome.getClass().getSimpleName());
+                    } else if (DEAD.equals(next.status())) {
+                        LOG.warnf("work queue %s: item %s is dead: %s", name, item.key(), next.error());
+                    }
+                    return accepted;
+                });
     }
 
     /**
@@ -374,6 +398,9 @@ public final class WorkQueue {
         }
         if (outcome instanceof Outcome.Deferred) {
             return "deferred";
+        }
+        if (outcome instanceof Outcome.Scheduled) {
+            return "scheduled";
         }
         return outcome instanceof Outcome.Unavailable ? "unavailable" : "failed";
     }

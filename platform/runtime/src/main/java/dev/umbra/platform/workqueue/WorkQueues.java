@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
-import io.quarkus.scheduler.Scheduled;
 import io.quarkus.scheduler.Scheduler;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
@@ -25,7 +24,9 @@ import org.jboss.logging.Logger;
 /**
  * The work queues of a service, and the poller of each {@link WorkHandler} bean: every
  * {@code umbra.work-queue.<queue>.poll-interval} rounds (claim, try, record, then the gauges) until the due
- * items are worked off ({@link WorkQueue#drain}).
+ * items are worked off ({@link WorkQueue#drain}). A tick while a round is under way does nothing, unless that
+ * round has stalled ({@link WorkQueue#stalled}): a try that never ends must not stop the queue for good, so
+ * another round starts, and takes that try's item over once its lease has run out.
  */
 @ApplicationScoped
 public class WorkQueues {
@@ -42,6 +43,8 @@ public class WorkQueues {
     private final List<String> jobs = new CopyOnWriteArrayList<>();
     private final Set<String> recurringItems = ConcurrentHashMap.newKeySet();
     private final Map<String, RoundFailures> failures = new ConcurrentHashMap<>();
+    /** The round under way per queue, as an identity. */
+    private final Map<String, Object> rounds = new ConcurrentHashMap<>();
     private volatile Scheduler scheduler;
     private volatile boolean stopping;
 
@@ -66,8 +69,7 @@ public class WorkQueues {
             jobs.add("work-queue-" + queue.name());
             scheduler.newJob("work-queue-" + queue.name())
                     .setInterval(queue.settings().pollInterval().toString())
-                    .setConcurrentExecution(Scheduled.ConcurrentExecution.SKIP)
-                    .setAsyncTask(execution -> OwnContext.run(vertx.getOrCreateContext(), () -> round(queue, handler)))
+                    .setAsyncTask(execution -> OwnContext.run(vertx.getOrCreateContext(), () -> tick(queue, handler)))
                     .schedule();
         }
     }
@@ -78,6 +80,29 @@ public class WorkQueues {
         if (scheduler != null) {
             jobs.forEach(scheduler::unscheduleJob);
         }
+    }
+
+    private Uni<Void> tick(WorkQueue queue, WorkHandler handler) {
+        Object round = new Object();
+        boolean[] overtaking = new boolean[1];
+        Object current = rounds.compute(queue.name(), (name, running) -> {
+            if (running == null) {
+                return round;
+            }
+            overtaking[0] = queue.stalled();
+            return overtaking[0] ? round : running;
+        });
+        if (current != round) {
+            return Uni.createFrom().voidItem();
+        }
+        if (overtaking[0]) {
+            LOG.warnf("work queue %s: its round under way has shown no progress for longer than a lease (%s): a try neither ends nor "
+                    + "renews its lease. Another round starts; it takes that item over once its lease has run out", queue.name(),
+                    queue.settings().lease());
+        }
+        return round(queue, handler).eventually(() -> {
+            rounds.remove(queue.name(), round);
+        });
     }
 
     private Uni<Void> round(WorkQueue queue, WorkHandler handler) {

@@ -137,4 +137,30 @@ class RetryRulesTest {
     void aLongReasonIsCut() {
         assertThat(highest.after(Outcome.failed("x".repeat(2_000)), 0, 0, NOW).error()).hasSize(500);
     }
+
+    @Test
+    void aRunThatSchedulesTheNextStartsItsAttemptsAnewAndWaitsUntilThenWithoutBeingLate() {
+        Instant next = NOW.plus(Duration.ofMinutes(1));
+        // ten failed runs of an outage behind it: their backoff reached its cap
+        assertThat(highest.after(Outcome.unavailable("run failed", next), 10, 0, NOW).dueAt()).isEqualTo(NOW.plus(Duration.ofMinutes(30)));
+
+        RetryRules.Next scheduled = highest.after(Outcome.scheduled("next run", next), 10, 2, NOW);
+        assertThat(scheduled.status()).isEqualTo(WorkQueue.PENDING);
+        assertThat(scheduled.attempts()).isZero();
+        assertThat(scheduled.failures()).isZero();
+        assertThat(scheduled.dueAt()).isEqualTo(next);
+        assertThat(scheduled.readyAt()).isEqualTo(next);
+        // so one failed run after it waits one step, not the cap
+        assertThat(highest.after(Outcome.unavailable("run failed", next), scheduled.attempts(), 0, NOW).dueAt()).isEqualTo(next);
+        assertThat(highest.after(Outcome.unavailable("run failed", null), scheduled.attempts(), 0, NOW).dueAt())
+                .isEqualTo(NOW.plus(Duration.ofSeconds(5)));
+    }
+
+    @Test
+    void onlyAnItemThatStartsWaitingAnewMovesTheTimeItsAgeCountsFrom() {
+        assertThat(highest.after(Outcome.deferred("circuit open", NOW.plusSeconds(30)), 0, 0, NOW).readyAt()).isNull();
+        assertThat(highest.after(Outcome.unavailable("503", null), 0, 0, NOW).readyAt()).isNull();
+        assertThat(highest.after(Outcome.failed("409"), 0, 0, NOW).readyAt()).isNull();
+        assertThat(highest.after(Outcome.scheduled("a schedule in the past", NOW.minusSeconds(5)), 0, 0, NOW).readyAt()).isEqualTo(NOW);
+    }
 }
