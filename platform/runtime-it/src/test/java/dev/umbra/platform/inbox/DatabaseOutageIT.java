@@ -40,6 +40,8 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.inbox.Inbox", message = "waits at")
+// the application's polled work queue (WorkQueuePollingIT's) reports the outage too, as every service's queues do
+@ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueues", message = "round failed")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_outage"))
 class DatabaseOutageIT {
 

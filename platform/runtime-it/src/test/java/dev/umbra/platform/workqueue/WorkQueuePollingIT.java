@@ -8,7 +8,7 @@ import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.InjectDevstack;
-import io.micrometer.core.instrument.MeterRegistry;
+import dev.umbra.testing.Metrics;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -17,6 +17,7 @@ import io.quarkus.vertx.VertxContextSupport;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The poller of a queue and its gauges over time: a try that never ends, recurring work between its runs. */
@@ -38,11 +39,9 @@ class WorkQueuePollingIT {
     @Inject
     RecurringProbe recurring;
 
-    @Inject
-    MeterRegistry registry;
-
     @Test
     void aTryThatNeverEndsStopsNeitherTheQueueNorItsGaugesAndItsItemEndsDeadOnceItHasHungTooOften() throws Throwable {
+        hanging.poll(true);
         enqueue(HangingWork.QUEUE, "hang-1");
         await().atMost(Duration.ofSeconds(10)).until(() -> hanging.tried().contains("hang-1"));
 
@@ -60,6 +59,11 @@ class WorkQueuePollingIT {
                 .contains("kill or hang the worker");
         assertThat(hanging.tried()).filteredOn("hang-1"::equals).hasSize(2);
         await().atMost(Duration.ofSeconds(10)).until(() -> backlog(HangingWork.QUEUE, "dead") == 1.0);
+    }
+
+    @AfterEach
+    void stopPolling() {
+        hanging.poll(false);
     }
 
     @Test
@@ -88,11 +92,11 @@ class WorkQueuePollingIT {
                 () -> queues.queue(queue).enqueue(key, JsonNodeFactory.instance.objectNode(), Instant.now())));
     }
 
-    private double backlog(String queue, String state) {
-        return registry.get("umbra.work.queue.backlog").tags("queue", queue, "state", state).gauge().value();
+    private static double backlog(String queue, String state) {
+        return Metrics.scrape().sum("umbra_work_queue_backlog", "queue=\"" + queue + "\"", "state=\"" + state + "\"");
     }
 
-    private double oldestReadySeconds(String queue) {
-        return registry.get("umbra.work.queue.oldest.ready").tag("queue", queue).gauge().value();
+    private static double oldestReadySeconds(String queue) {
+        return Metrics.scrape().sum("umbra_work_queue_oldest_ready_seconds", "queue=\"" + queue + "\"");
     }
 }

@@ -7,6 +7,7 @@ import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.storage.StorageFaults;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Multi;
@@ -133,6 +134,7 @@ public final class WorkQueue {
     private final MeterRegistry registry;
     private final Map<String, AtomicLong> backlog;
     private final AtomicLong oldestSeconds = new AtomicLong();
+    private final List<Meter> gauges = new ArrayList<>();
     /** When this replica last saw its work on the queue go on: a claim, an outcome recorded, a lease renewed. */
     private volatile long progressedAt = System.nanoTime();
 
@@ -144,12 +146,12 @@ public final class WorkQueue {
         this.rules = new RetryRules(settings, () -> ThreadLocalRandom.current().nextDouble());
         this.registry = registry;
         this.backlog = Map.of("due", new AtomicLong(), "waiting", new AtomicLong(), "leased", new AtomicLong(), "dead", new AtomicLong());
-        backlog.forEach((state, count) -> Gauge.builder("umbra.work.queue.backlog", count, AtomicLong::get)
+        backlog.forEach((state, count) -> gauges.add(Gauge.builder("umbra.work.queue.backlog", count, AtomicLong::get)
                 .description("Items of a work queue by state: due now, waiting for their time, leased to a worker, dead")
-                .tags("queue", name, "state", state).register(registry));
-        Gauge.builder("umbra.work.queue.oldest.ready", oldestSeconds, AtomicLong::get)
+                .tags("queue", name, "state", state).register(registry)));
+        gauges.add(Gauge.builder("umbra.work.queue.oldest.ready", oldestSeconds, AtomicLong::get)
                 .description("How long the oldest unfinished item of a work queue has been due").baseUnit("seconds")
-                .tag("queue", name).register(registry);
+                .tag("queue", name).register(registry));
     }
 
     public String name() {
@@ -158,6 +160,15 @@ public final class WorkQueue {
 
     public WorkQueueConfig.Settings settings() {
         return settings;
+    }
+
+    /**
+     * Takes the queue's gauges out of the registry as the application stops. The registry can outlive the
+     * application (a restart in the same JVM: dev mode, tests), and registering a gauge that is still there
+     * hands back the old one, which would go on reading the stopped application's numbers.
+     */
+    void unregister() {
+        gauges.forEach(registry::remove);
     }
 
     /**

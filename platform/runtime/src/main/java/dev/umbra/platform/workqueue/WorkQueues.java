@@ -80,6 +80,7 @@ public class WorkQueues {
         if (scheduler != null) {
             jobs.forEach(scheduler::unscheduleJob);
         }
+        queues.values().forEach(WorkQueue::unregister);
     }
 
     private Uni<Void> tick(WorkQueue queue, WorkHandler handler) {
