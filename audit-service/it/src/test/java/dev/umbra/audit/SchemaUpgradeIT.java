@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 /**
  * An audit database of the release that ended at V4 — before attributions knew when they became known
  * (V5), before every partition refused TRUNCATE (V6), before rows that no month took could be moved
- * (V7) and before replays went in sequence order (V8) — holding stored events, an attribution, an event
- * in the default partition and a replay half done, upgraded as the next release's start would. Flyway
- * alone, no Quarkus.
+ * (V7), before replays went in sequence order (V8) and before the outbox slot nothing reads was
+ * dropped (V9) — holding stored events, an attribution, an event in the default partition and a replay
+ * half done, upgraded as the next release's start would. Flyway alone, no Quarkus.
  */
 class SchemaUpgradeIT {
 
@@ -65,6 +65,8 @@ class SchemaUpgradeIT {
         Database db = Database.of(DATABASE);
         assertThat(db.text("select tableoid::regclass::text from audit_log where event_id = ?::uuid", aheadOfItsMonth.toString()))
                 .isEqualTo("audit_log_default");
+        assertThat(db.count("select count(*) from pg_replication_slots where database = ?", DATABASE))
+                .as("the release's outbox slot, which nothing reads").isOne();
 
         SchemaMigrations.toLatest(POSTGRES, DATABASE);
 
@@ -82,6 +84,8 @@ class SchemaUpgradeIT {
                 replay.toString(), stored.toString())).isOne();
         assertThat(db.text("select indexdef from pg_indexes where indexname = 'audit_log_recorded'"))
                 .endsWith("(recorded_at, sequence, event_id)");
+        // V9: that slot is gone, so the server no longer keeps its WAL
+        assertThat(db.count("select count(*) from pg_replication_slots where database = ?", DATABASE)).isZero();
         // V7: the row the release left in the default partition moves into its month on the first retention run
         assertThat(db.count("select audit_rehome_default(?::timestamptz)", now.minus(730, ChronoUnit.DAYS).toString())).isOne();
         assertThat(db.text("select tableoid::regclass::text from audit_log where event_id = ?::uuid", aheadOfItsMonth.toString()))

@@ -8,6 +8,7 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.tracing.TracingPolicy;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
@@ -212,10 +213,13 @@ public class PaymentGatewayClient {
     /**
      * A failure of a connection (a reset) already fails its request, where it is classified; the
      * connection's own handler only keeps Vert.x from reporting it a second time as an unhandled error.
+     * No span for a gateway call: a charge's URL carries the billing key, which a span would keep as its
+     * {@code url.full}, and the trace context is nothing the gateway reads.
      */
     private static WebClient webClient(Vertx vertx, PaymentGatewaySettings.Client client) {
         WebClientOptions options = new WebClientOptions();
-        options.setConnectTimeout((int) client.connectTimeout().toMillis()).setKeepAlive(false).setFollowRedirects(false);
+        options.setConnectTimeout((int) client.connectTimeout().toMillis()).setKeepAlive(false).setFollowRedirects(false)
+                .setTracingPolicy(TracingPolicy.IGNORE);
         HttpClient http = vertx.httpClientBuilder().with(options).with(new PoolOptions().setHttp1MaxSize(32))
                 .withConnectHandler(connection -> connection.exceptionHandler(error -> LOG.debugf("gateway connection failed: %s", error)))
                 .build();

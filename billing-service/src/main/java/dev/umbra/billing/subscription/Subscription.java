@@ -219,7 +219,11 @@ public record Subscription(
         return Transition.of(this, Trigger.RENEWAL_FAILED, after, new PaymentFailed(id, attemptId, attempt));
     }
 
-    /** Canceled at period end and the period is over. SubscriptionCanceled was raised when it was asked for. */
+    /**
+     * Canceled at period end and the period is over: it ends now, and says so (SubscriptionCanceled, not at
+     * period end this time), so that the license ends now rather than after the grace kept for late
+     * renewals, and any suspension of the subscription ends with it.
+     */
     public Transition periodEnded(Instant at) {
         if (status == CANCELED) {
             return Transition.none(this);
@@ -229,7 +233,7 @@ public record Subscription(
             throw new IllegalTransitionException(status, Trigger.PERIOD_ENDED,
                     "it ends only when canceled at period end and the period is over");
         }
-        return Transition.of(this, Trigger.PERIOD_ENDED, new Draft(this).canceled(at).build());
+        return Transition.of(this, Trigger.PERIOD_ENDED, new Draft(this).canceled(at).build(), new SubscriptionCanceled(id, false));
     }
 
     // --- cancel ---------------------------------------------------------------------------------
@@ -314,7 +318,7 @@ public record Subscription(
         }
         if (cancelAtPeriodEnd && !at.isBefore(paidPeriod().end())) {
             // it was to end with its paid period, which ended while it was suspended: it ends instead of running again
-            return Transition.of(this, Trigger.RESUME, new Draft(this).canceled(at).build());
+            return Transition.of(this, Trigger.RESUME, new Draft(this).canceled(at).build(), new SubscriptionCanceled(id, false));
         }
         draft.suspensions(Set.of());
         if (!at.isBefore(cycle.period(duePeriod).end())) {

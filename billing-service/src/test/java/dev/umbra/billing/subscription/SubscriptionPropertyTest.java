@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.umbra.billing.plan.Plan;
 import dev.umbra.billing.plan.PlanCatalogue;
 import dev.umbra.events.DomainEvent;
+import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
+import dev.umbra.events.billing.SubscriptionCanceled;
 import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
 import java.time.Duration;
@@ -247,6 +249,12 @@ class SubscriptionPropertyTest {
                 && after.status() != SubscriptionStatus.CANCELED;
         assertThat(events.stream().filter(SubscriptionResumed.class::isInstance).count())
                 .as("SubscriptionResumed exactly when a suspended subscription runs again").isEqualTo(runsAgain ? 1L : 0L);
+        boolean announcedEnd = before.started() && before.status() != SubscriptionStatus.CANCELED
+                && after.status() == SubscriptionStatus.CANCELED;
+        assertThat(events.stream().filter(e -> e instanceof SubscriptionCanceled canceled && !canceled.cancelAtPeriodEnd()
+                        || e instanceof PaymentFailedFinal).count())
+                .as("an end (SubscriptionCanceled now or PaymentFailedFinal) exactly when a started subscription is canceled")
+                .isEqualTo(announcedEnd ? 1L : 0L);
         for (DomainEvent event : events) {
             if (event instanceof SubscriptionStarted started) {
                 assertThat(before.started()).isFalse();

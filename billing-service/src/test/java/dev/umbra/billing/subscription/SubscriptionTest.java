@@ -143,7 +143,8 @@ class SubscriptionTest {
 
         Transition ended = twice(t.after(), s -> s.periodEnded(PERIOD_END));
         assertThat(ended.after().status()).isEqualTo(CANCELED);
-        assertThat(ended.events()).isEmpty();
+        // said again as it happens: the license ends now (no grace for a renewal that will not come)
+        assertThat(ended.events()).containsExactly(new SubscriptionCanceled(ID, false));
         // cancel now still ends it early
         assertThat(t.after().cancelNow(T0.plusSeconds(120)).events()).containsExactly(new SubscriptionCanceled(ID, false));
         assertThatThrownBy(() -> active().periodEnded(PERIOD_END)).isInstanceOf(IllegalTransitionException.class);
@@ -213,7 +214,8 @@ class SubscriptionTest {
         Subscription suspended = active().cancelAtPeriodEnd(T0).after().suspend(SuspensionReason.BOT_KICKED, mark(T0.plusSeconds(5))).after();
         Transition back = twice(suspended, s -> s.botBack(mark(PERIOD_END.plusSeconds(30))));
         assertThat(back.after().status()).isEqualTo(CANCELED);
-        assertThat(back.events()).isEmpty();
+        // the license ends, and the suspension it kept for the subscription with it
+        assertThat(back.events()).containsExactly(new SubscriptionCanceled(ID, false));
         // before the period's end it runs again, still to end with its period
         Transition early = suspended.botBack(mark(PERIOD_END.minusSeconds(30)));
         assertThat(early.after().status()).isEqualTo(ACTIVE);

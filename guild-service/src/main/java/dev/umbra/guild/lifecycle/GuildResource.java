@@ -49,7 +49,10 @@ public class GuildResource {
     @DELETE
     @Path("/installation")
     public Uni<GuildView> kick(@PathParam("guildId") @DiscordId String guildId) {
-        return guilds.kick(guildId).map(GuildView::of);
+        return guilds.kick(guildId)
+                // The gateway delivering one kick twice at once: the loser finds the guild kicked and answers as a repeat.
+                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> guilds.kick(guildId))
+                .map(GuildView::of);
     }
 
     @PUT

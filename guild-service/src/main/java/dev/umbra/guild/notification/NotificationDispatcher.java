@@ -1,5 +1,6 @@
 package dev.umbra.guild.notification;
 
+import dev.umbra.guild.lifecycle.GuildStatus;
 import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
@@ -8,6 +9,7 @@ import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -18,17 +20,20 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+import org.jboss.logging.Logger;
 
 /**
  * Delivers the {@value #QUEUE} work queue's items as Discord direct messages (the platform work queue
  * claims, leases, retries and dead-letters them). What Discord's answer means for an item:
  * refused by the open circuit → not tried, no attempt; 5xx, timeout, no connection → an outage,
  * retried without limit; 429 → the same, not before its {@code Retry-After}; any other 4xx → the
- * item's own failure, dead after max-attempts; no template, unreadable parameters or nobody to tell
- * → dead at once.
+ * item's own failure, dead after max-attempts; no template, unreadable parameters or a guild never
+ * seen → dead at once; a guild deleted since → done, not sent (nobody to tell, as expected).
  */
 @ApplicationScoped
 public class NotificationDispatcher implements WorkHandler {
+
+    private static final Logger LOG = Logger.getLogger(NotificationDispatcher.class);
 
     public static final String QUEUE = "discord-dm";
     /**
@@ -77,16 +82,22 @@ public class NotificationDispatcher implements WorkHandler {
         } catch (IllegalArgumentException unrenderable) {
             return Uni.createFrom().item(Outcome.poison(unrenderable.getMessage()));
         }
-        return Statements.execute(pool, "select owner_id from guild where guild_id = $1 and status <> 'DELETED'", Tuple.of(message.guildId()))
+        return Statements.execute(pool, "select owner_id, status from guild where guild_id = $1", Tuple.of(message.guildId()))
                 .onFailure().recoverWithNull()
                 .chain(rows -> {
                     if (rows == null) {
                         return Uni.createFrom().item(Outcome.deferred("the guild's owner could not be read; Discord not called", null));
                     }
                     if (rows.size() == 0) {
-                        return Uni.createFrom().item(Outcome.poison("no owner to tell: the guild " + message.guildId() + " is unknown or deleted"));
+                        return Uni.createFrom().item(Outcome.poison("no owner to tell: the guild " + message.guildId() + " is unknown"));
                     }
-                    String recipient = rows.iterator().next().getString("owner_id");
+                    Row guild = rows.iterator().next();
+                    if (GuildStatus.DELETED.name().equals(guild.getString("status"))) {
+                        // the news of a deleted guild (its subscription canceled with it, say): nobody to tell, as it should be
+                        LOG.infof("%s of guild %s not sent: the guild was deleted", message.eventType(), message.guildId());
+                        return Uni.createFrom().item(Outcome.done());
+                    }
+                    String recipient = guild.getString("owner_id");
                     return messenger.send(recipient, content, UUID.fromString(item.key()))
                             .map(discordMessageId -> Outcome.done())
                             .onFailure().recoverWithItem(this::outcomeOf);

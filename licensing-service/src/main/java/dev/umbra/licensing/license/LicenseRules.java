@@ -48,12 +48,16 @@ public final class LicenseRules {
 
     // --- subscription stream ------------------------------------------------------------------
 
-    /** A subscription's first payment: its plan until {@code periodEnd}. Creates the license if the guild's install is still on its way. */
+    /**
+     * A subscription's first payment: its plan until {@code periodEnd}. Creates the license if the guild's install is still on its way.
+     * Applied once per subscription: the same event again (read after the dedupe horizon, or an offset reset) must not undo
+     * what the sweeper did since, which leaves no mark of its own.
+     */
     public static LicenseState subscriptionStarted(LicenseState license, String guildId, UUID subscriptionId, Plan plan,
             Instant periodEnd, StreamMark at) {
         LicenseState base = license != null ? license
                 : new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null, null, null, null, null, null, null);
-        if (license != null && staleForSubscription(license, subscriptionId, at)) {
+        if (license != null && (subscriptionId.equals(license.subscriptionId()) || staleForSubscription(license, subscriptionId, at))) {
             return license;
         }
         return base.withPaid(plan, subscriptionId, periodEnd, false, null, null)

@@ -208,6 +208,17 @@ class LicenseRulesTest {
     }
 
     @Test
+    void aSubscriptionsStartReadAgainAfterTheSweeperEndedItsPeriodChangesNothing() {
+        LicenseState lapsed = LicenseRules.sweep(pro(), PERIOD_END.plus(GRACE).plusSeconds(1), GRACE);
+        assertThat(lapsed.plan()).isEqualTo(Plan.FREE);
+
+        LicenseState again = LicenseRules.subscriptionStarted(lapsed, GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, mark(T0.plusSeconds(10)));
+
+        assertThat(again).isEqualTo(lapsed);
+        assertThat(LicenseChanges.between(lapsed, again)).isEmpty();
+    }
+
+    @Test
     void theSweeperEndsAPaidPeriodOnlyAfterTheGrace() {
         LicenseState pro = pro();
         assertThat(LicenseRules.sweep(pro, PERIOD_END.plus(GRACE), GRACE)).isEqualTo(pro);

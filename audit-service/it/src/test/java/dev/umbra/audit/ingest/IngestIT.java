@@ -61,6 +61,13 @@ class IngestIT {
     }
 
     @Test
+    void theAuditDatabaseHoldsNoReplicationSlotForTheServerToKeepWalFor() {
+        // audit publishes nothing: a slot of its database would pin the server's WAL for ever, as nothing reads it
+        assertThat(db.count("select count(*) from pg_replication_slots where database = current_database()")).isZero();
+        assertThat(db.count("select count(*) from pg_publication")).isZero();
+    }
+
+    @Test
     void aBurstOfEventsOfManyTopicsDeliveredTwiceIsStoredOnceEachAndAttributed() {
         Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         Map<UUID, String> guildOfEvent = new LinkedHashMap<>();

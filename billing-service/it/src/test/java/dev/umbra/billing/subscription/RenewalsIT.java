@@ -165,9 +165,12 @@ class RenewalsIT extends PayingUserTest {
         assertThat(invoices).allSatisfy(invoice -> assertThat(invoice.get("total")).isEqualTo(9_900));
         assertThat(invoicesOf(ending)).hasSize(1);
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
-            await().atMost(WAIT).until(() -> eventTypes(topic, renewed.toString()).size() >= 2);
+            await().atMost(WAIT).until(() -> eventTypes(topic, renewed.toString()).size() >= 2 && eventTypes(topic, ending.toString()).size() >= 3);
             assertThat(eventTypes(topic, renewed.toString())).containsExactly("SubscriptionStarted", "PaymentSucceeded");
-            assertThat(eventTypes(topic, ending.toString())).containsExactly("SubscriptionStarted", "SubscriptionCanceled");
+            // canceled at period end when asked, then said again when it ends, so that its license ends then too
+            assertThat(eventTypes(topic, ending.toString())).containsExactly("SubscriptionStarted", "SubscriptionCanceled", "SubscriptionCanceled");
+            assertThat(ofAggregate(topic, ending.toString()).subList(1, 3)).extracting(r -> payload(r).path("cancel_at_period_end").asBoolean())
+                    .containsExactly(true, false);
         }
     }
 

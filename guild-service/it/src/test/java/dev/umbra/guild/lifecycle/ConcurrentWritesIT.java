@@ -126,21 +126,7 @@ class ConcurrentWritesIT {
     void racingFirstInstallsOfOneGuildCreateItOnceAndAnswerTheOthersAsRepeats() throws Exception {
         for (int round = 0; round < 5; round++) {
             String guildId = Snowflakes.random();
-            var start = new java.util.concurrent.CountDownLatch(1);
-            ExecutorService racers = Executors.newFixedThreadPool(8);
-            List<Future<Integer>> statuses = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                statuses.add(racers.submit(() -> {
-                    start.await();
-                    return send("POST", "/guilds/" + guildId + "/installation", install()).statusCode();
-                }));
-            }
-            start.countDown();
-            List<Integer> answered = new ArrayList<>();
-            for (Future<Integer> status : statuses) {
-                answered.add(status.get());
-            }
-            racers.shutdown();
+            List<Integer> answered = raced("POST", "/guilds/" + guildId + "/installation", install());
 
             assertThat(answered).as(guildId).containsOnly(200, 201).containsOnlyOnce(201);
             assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isOne();
@@ -151,6 +137,44 @@ class ConcurrentWritesIT {
                 assertThat(topic.seen()).filteredOn(r -> guildId.equals(r.key())).hasSize(1);
             }
         }
+    }
+
+    @Test
+    void racingKicksOfOneGuildKickItOnceAndAnswerTheOthersAsRepeats() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            String guildId = Snowflakes.random();
+            assertThat(send("POST", "/guilds/" + guildId + "/installation", install()).statusCode()).isEqualTo(201);
+            List<Integer> answered = raced("DELETE", "/guilds/" + guildId + "/installation", null);
+
+            assertThat(answered).as(guildId).containsOnly(200);
+            String marker = Snowflakes.onSamePartitionAs(guildId, 3);
+            assertThat(send("POST", "/guilds/" + marker + "/installation", install()).statusCode()).isEqualTo(201);
+            try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
+                topic.awaitRecord(r -> marker.equals(r.key()), Duration.ofSeconds(30));
+                assertThat(topic.seen()).filteredOn(r -> guildId.equals(r.key())).extracting(r -> KafkaProbe.header(r, EventHeaders.EVENT_TYPE))
+                        .containsExactly("BotInstalled", "BotKicked");
+            }
+        }
+    }
+
+    /** The same request sent by eight clients at once; their statuses. */
+    private List<Integer> raced(String method, String path, String body) throws Exception {
+        var start = new java.util.concurrent.CountDownLatch(1);
+        ExecutorService racers = Executors.newFixedThreadPool(8);
+        List<Future<Integer>> statuses = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            statuses.add(racers.submit(() -> {
+                start.await();
+                return send(method, path, body).statusCode();
+            }));
+        }
+        start.countDown();
+        List<Integer> answered = new ArrayList<>();
+        for (Future<Integer> status : statuses) {
+            answered.add(status.get());
+        }
+        racers.shutdown();
+        return answered;
     }
 
     /** One client: installs new guilds, kicks some of them, reads them, and races the others over the hot guilds' owner. */

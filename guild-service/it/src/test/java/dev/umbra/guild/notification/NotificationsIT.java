@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.umbra.devstack.DiscordSandbox;
 import dev.umbra.events.billing.PaymentFailed;
+import dev.umbra.events.billing.SubscriptionCanceled;
 import dev.umbra.events.billing.SubscriptionStarted;
 import dev.umbra.events.recovery.AntiNukeActioned;
 import dev.umbra.events.recovery.AntiNukeTriggered;
@@ -214,6 +215,22 @@ class NotificationsIT {
         await().atMost(TIMEOUT).until(() -> "dead".equals(status(orphan)));
         assertThat(column("last_error", orphan)).startsWith("poison: no owner to tell");
         assertThat(attempts(orphan)).isZero();
+    }
+
+    @Test
+    void newsOfAGuildDeletedMeanwhileIsNotSentAndNotADeadLetter() {
+        UUID subscription = UUID.randomUUID();
+        UUID started = OutboxRecords.publish(new SubscriptionStarted(subscription, guildId, "PRO", Instant.now().plus(Duration.ofDays(30))),
+                Instant.now());
+        await().atMost(TIMEOUT).until(() -> "done".equals(status(started)));
+        given().auth().oauth2(Tokens.bot()).when().delete("/guilds/{id}", guildId).then().statusCode(200);
+        // billing cancels the deleted guild's subscription, and says so
+        UUID canceled = OutboxRecords.publish(new SubscriptionCanceled(subscription, false), Instant.now());
+
+        await().atMost(TIMEOUT).until(() -> "done".equals(status(canceled)));
+        assertThat(attempts(canceled)).isOne();
+        assertThat(discord.deliveredTo(owner)).extracting(DiscordSandbox.Delivered::content)
+                .containsExactly("Your PRO subscription is active. Thank you!");
     }
 
     @Test
