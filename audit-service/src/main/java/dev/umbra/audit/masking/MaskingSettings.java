@@ -12,11 +12,13 @@ public interface MaskingSettings {
      * Regular expressions over field names, matched whole against the name in lower case with
      * everything but letters and digits removed ({@code sessionRef}, {@code session_ref} and
      * {@code SESSION-REF} are all {@code sessionref}), at any depth of the payload. The defaults:
-     * session references and ids, tokens, billing keys (not their ids), and anything that looks like a
-     * secret, a password, a credential, a key, card data or a signature.
+     * session references, ids and keys (not a count of sessions), tokens, billing keys (not their ids) and
+     * the gateway's auth keys, and anything that looks like a secret, a password, a credential, a key,
+     * a JWT, card data or a signature. Setting it replaces the list: start from this one.
      */
-    @WithDefault("session|sessionref|sessionid|.*token.*|billingkey|.*secret.*|.*passw(or)?d.*|.*credential.*|.*apikey.*|"
-            + ".*privatekey.*|.*signingkey.*|.*accesskey.*|.*authori[sz]ation.*|.*cookie.*|.*signature.*|.*cardnumber.*|cvc|cvv|pan")
+    @WithDefault("session|.*session(ref|id|key|token).*|.*token.*|.*billingkeys?|.*authkey.*|.*secret.*|.*passw(or)?d.*|pwd|"
+            + ".*passphrase.*|.*credential.*|.*apikey.*|.*privatekey.*|.*signingkey.*|.*accesskey.*|.*authori[sz]ation.*|.*cookie.*|"
+            + ".*signature.*|.*jwt.*|.*bearer.*|.*cardnumber.*|.*cvc.*|.*cvv.*|pan|cardpan")
     String fieldNames();
 
     /** What a masked value is replaced with. */

@@ -3,9 +3,12 @@ package dev.umbra.audit.masking;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import dev.umbra.events.EventCatalog;
 import dev.umbra.events.EventCodec;
 import dev.umbra.events.identity.UserSessionCreated;
 import io.smallrye.config.WithDefault;
+import java.lang.reflect.RecordComponent;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -50,6 +53,31 @@ class PayloadMaskingTest {
         assertThat(masked.payload().get("cards").get(0).get("brand").asText()).isEqualTo("visa");
         // the payload handed in is left as it was
         assertThat(payload.get("password").asText()).isEqualTo("d");
+    }
+
+    @Test
+    void theGatewaysAuthKeysBillingKeysUnderOtherNamesSessionIdsJwtsAndCardCodesAreMaskedToo() {
+        JsonNode payload = EventCodec.parse(("{\"authKey\":\"a\",\"auth_key\":\"b\",\"gateway_billing_key\":\"c\",\"billing_keys\":[\"d\"],"
+                + "\"user_session_id\":\"e\",\"session_key\":\"f\",\"jwt\":\"g\",\"bearer\":\"h\",\"card_cvc\":\"i\",\"pwd\":\"j\","
+                + "\"card_pan\":\"k\",\"billing_key_id\":\"7\",\"session_count\":2,\"user_id\":\"u\"}").getBytes());
+
+        PayloadMasking.Masked masked = defaults.mask(payload);
+
+        assertThat(masked.maskedFields()).containsExactly("/authKey", "/auth_key", "/gateway_billing_key", "/billing_keys", "/user_session_id",
+                "/session_key", "/jwt", "/bearer", "/card_cvc", "/pwd", "/card_pan");
+        assertThat(masked.payload().get("billing_key_id").asText()).isEqualTo("7");
+        assertThat(masked.payload().get("session_count").asInt()).isEqualTo(2);
+        assertThat(masked.payload().get("user_id").asText()).isEqualTo("u");
+    }
+
+    @Test
+    void noFieldOfAnyEventInTheCatalogueIsMaskedButTheSessionReference() {
+        for (EventCatalog.Entry entry : EventCatalog.entries()) {
+            for (RecordComponent component : entry.payloadType().getRecordComponents()) {
+                String field = PropertyNamingStrategies.SnakeCaseStrategy.INSTANCE.translate(component.getName());
+                assertThat(defaults.isSecret(field)).as("%s.%s", entry.eventType(), field).isEqualTo(field.equals("session_ref"));
+            }
+        }
     }
 
     @Test

@@ -24,15 +24,16 @@ public final class GatewayFault extends RuntimeException {
     /**
      * A failure of the transport. Only a connection that could not be opened proves the request was
      * never sent; a timeout while waiting for the answer, a reset or a closed connection, and anything
-     * not recognised, leave the outcome uncertain.
+     * not recognised, leave the outcome uncertain. The failure is described, not kept as the cause: its
+     * message may name the charge's URL, and so the billing key, for whoever logs the fault whole.
      */
     public static GatewayFault of(Throwable transportFailure) {
         for (Throwable cause = transportFailure; cause != null; cause = cause.getCause()) {
             if (cause instanceof ConnectException || cause instanceof UnknownHostException || cause instanceof NoRouteToHostException) {
-                return new GatewayFault("could not connect: " + cause.getMessage(), true, transportFailure);
+                return new GatewayFault("could not connect: " + describe(cause), true, null);
             }
         }
-        return new GatewayFault("no answer: " + describe(transportFailure), false, transportFailure);
+        return new GatewayFault("no answer: " + describe(transportFailure), false, null);
     }
 
     /**

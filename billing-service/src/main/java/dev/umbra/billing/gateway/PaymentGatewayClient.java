@@ -15,6 +15,7 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -88,7 +89,7 @@ public class PaymentGatewayClient {
     public Uni<ChargeOutcome> charge(ChargeRequest charge) {
         JsonObject body = new JsonObject().put("customerKey", charge.customerKey()).put("orderId", charge.orderId())
                 .put("amount", charge.amount()).put("orderName", charge.orderName());
-        return payment.call(() -> send(paymentClient.postAbs(url("/v1/billing/" + charge.billingKey()))
+        return payment.call(() -> send(paymentClient.postAbs(url("/v1/billing/" + segment(charge.billingKey())))
                         .putHeader("Idempotency-Key", charge.idempotencyKey()), settings.payment(), body))
                 .map(answer -> {
                     if (answer.statusCode() == 200) {
@@ -121,7 +122,7 @@ public class PaymentGatewayClient {
      */
     public Uni<CancelOutcome> cancel(String paymentKey, long amount, String reason, String idempotencyKey) {
         JsonObject body = new JsonObject().put("cancelReason", reason).put("cancelAmount", amount);
-        return payment.call(() -> send(paymentClient.postAbs(url("/v1/payments/" + paymentKey + "/cancel"))
+        return payment.call(() -> send(paymentClient.postAbs(url("/v1/payments/" + segment(paymentKey) + "/cancel"))
                         .putHeader("Idempotency-Key", idempotencyKey), settings.payment(), body))
                 .map(answer -> {
                     if (answer.statusCode() == 200) {
@@ -140,7 +141,7 @@ public class PaymentGatewayClient {
     }
 
     public Uni<Optional<GatewayPayment>> find(String paymentKey) {
-        return query.call(() -> send(queryClient.getAbs(url("/v1/payments/" + paymentKey)), settings.query(), null))
+        return query.call(() -> send(queryClient.getAbs(url("/v1/payments/" + segment(paymentKey))), settings.query(), null))
                 .map(answer -> answer.statusCode() == 404 ? Optional.empty() : Optional.of(payment(expect(answer, 200))));
     }
 
@@ -208,6 +209,11 @@ public class PaymentGatewayClient {
 
     private String url(String path) {
         return settings.url() + path;
+    }
+
+    /** A key as one path segment: a billing key may hold '/', '+' or '='. */
+    private static String segment(String key) {
+        return URLEncoder.encode(key, StandardCharsets.UTF_8);
     }
 
     /**

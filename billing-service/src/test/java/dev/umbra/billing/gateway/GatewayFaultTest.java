@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.impl.NoStackTraceTimeoutException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.ConnectException;
 import java.net.SocketException;
 import java.net.UnknownHostException;
@@ -58,6 +60,16 @@ class GatewayFaultTest {
         GatewayFault fault = GatewayFault.of(new NoStackTraceTimeoutException(
                 "The timeout period of 5000ms has been exceeded while executing POST /v1/billing/bk_0123456789abcdef for server pg:443"));
         assertThat(fault.getMessage()).doesNotContain("bk_0123456789abcdef").contains("POST /v1/billing/*** for server pg:443");
+        // nor anything a log of the whole fault prints: its cause chain and stack trace
+        StringWriter printed = new StringWriter();
+        fault.printStackTrace(new PrintWriter(printed));
+        assertThat(printed.toString()).doesNotContain("bk_0123456789abcdef");
+        assertThat(fault.getCause()).isNull();
+        GatewayFault wrapped = GatewayFault.of(new CompletionException(new NoStackTraceTimeoutException(
+                "The timeout period of 5000ms has been exceeded while executing POST /v1/billing/bk_0123456789abcdef for server pg:443")));
+        StringWriter printedToo = new StringWriter();
+        wrapped.printStackTrace(new PrintWriter(printedToo));
+        assertThat(printedToo.toString()).doesNotContain("bk_0123456789abcdef");
         assertThat(new PaymentGatewayClient.ChargeRequest("bk_0123456789abcdef", "customer", "order-1", "key-1", 9_900, "PRO"))
                 .asString().doesNotContain("bk_0123456789abcdef").contains("order-1");
     }
