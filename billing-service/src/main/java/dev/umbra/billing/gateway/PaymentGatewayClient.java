@@ -34,6 +34,10 @@ public class PaymentGatewayClient {
 
     /** A billing key as the gateway issued it, with the masked card only. */
     public record IssuedBillingKey(String billingKey, String maskedCardNumber, String issuer) {
+        @Override
+        public String toString() {
+            return "IssuedBillingKey[" + maskedCardNumber + ", " + issuer + "]";
+        }
     }
 
     /**

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -33,6 +35,12 @@ class DevstackIT {
             if ("root".equals(System.getProperty("user.name"))) {
                 assertThat(ProcessHandle.of(stack.postgres().pid()).flatMap(p -> p.info().user())).contains("nobody");
             }
+            // the database password and the local tokens are for their owner's eyes only
+            assertThat(Files.getPosixFilePermissions(stack.workDir().resolve("pg-password"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            Path tokens = stack.workDir().resolve("tokens.env");
+            DevstackCli.writeTokens(stack, tokens);
+            assertThat(Files.getPosixFilePermissions(tokens)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            assertThat(Files.readString(tokens)).startsWith("export BOT_TOKEN=");
 
             stack.postgres().createDatabase("guild");
             // What the platform migrations (V0_1..V0_4) make of every service database, in its order.

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -30,11 +31,13 @@ public final class DevstackCli {
     private DevstackCli() {
     }
 
-    /** Written whole and then moved into place: a reader never sees half a file. */
+    /** Written whole and then moved into place: a reader never sees half a file; readable by its owner only. */
     static void writeTokens(Devstack stack, Path file) {
         try {
             Files.createDirectories(file.getParent());
             Path partial = file.resolveSibling(file.getFileName() + ".partial");
+            Files.deleteIfExists(partial);
+            Files.createFile(partial, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.writeString(partial, "export BOT_TOKEN=" + stack.jwt().mint("discord-bot", List.of("bot"), JwtKeys.MAX_LIFETIME)
                     + "\nexport ADMIN_TOKEN=" + stack.jwt().mint("local-admin", List.of("admin"), JwtKeys.MAX_LIFETIME) + "\n");
             Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

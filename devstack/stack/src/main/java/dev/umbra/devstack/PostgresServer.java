@@ -49,6 +49,8 @@ public final class PostgresServer implements AutoCloseable {
         Path log = workDir.resolve("postgres.log");
         try {
             Files.createDirectories(dataDir);
+            Files.deleteIfExists(passwordFile);
+            Files.createFile(passwordFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.writeString(passwordFile, password);
             if (isRoot()) {
                 chown(List.of(dataDir, passwordFile), workDir);
