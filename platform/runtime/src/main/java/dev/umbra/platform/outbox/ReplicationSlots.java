@@ -6,8 +6,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -16,10 +20,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * replication slot of this service's database keeps on the server's disk. A slot nobody reads (the
  * connector stopped, failed, or was never registered) keeps WAL without bound until the disk fills,
  * for every database of the server; the connector's heartbeat keeps the slot of an idle database
- * moving, so a number that only grows means the connector is not streaming.
+ * moving, so a number that only grows means the connector is not streaming. A slot that is gone has
+ * no gauge any more.
+ *
+ * <p>Gauge {@code umbra_replication_slot_missing}: 1 while the database publishes an outbox (the
+ * platform's publication is there) but its slot is gone or lost (dropped, or invalidated by
+ * {@code max_slot_wal_keep_size}): the events committed since reach no connector. 0 otherwise, and
+ * always in a service that publishes nothing.
  *
  * <p>Measured on a schedule, not per scrape: a scrape must not wait for the database. While the
- * database is away the last value stays.
+ * database is away the last values stay.
  */
 @ApplicationScoped
 public class ReplicationSlots {
@@ -29,33 +39,70 @@ public class ReplicationSlots {
             select slot_name, pg_wal_lsn_diff(pg_current_wal_lsn(), coalesce(restart_lsn, confirmed_flush_lsn)) as retained
             from pg_replication_slots
             where database = current_database() and coalesce(restart_lsn, confirmed_flush_lsn) is not null""";
+    private static final String MISSING = """
+            select exists (select 1 from pg_publication where pubname = 'umbra_outbox')
+               and not exists (select 1 from pg_replication_slots
+                               where slot_name = current_database() || '_outbox' and database = current_database()
+                                 and wal_status is distinct from 'lost') as missing""";
 
     private final Pool pool;
     private final MeterRegistry registry;
     private final Map<String, AtomicLong> retained = new ConcurrentHashMap<>();
+    private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
+    private final AtomicLong missing = new AtomicLong();
+    private final Gauge missingGauge;
 
     public ReplicationSlots(Pool pool, MeterRegistry registry) {
         this.pool = pool;
         this.registry = registry;
+        this.missingGauge = Gauge.builder("umbra.replication.slot.missing", missing, AtomicLong::get)
+                .description("1 while the outbox's replication slot is gone or lost: committed events reach no connector")
+                .register(registry);
     }
 
     @Scheduled(every = "${umbra.replication-slots.measure-interval:15s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> measure() {
         return Statements.execute(pool, RETAINED)
-                .invoke(rows -> rows.forEach(row -> bytes(row.getString("slot_name")).set(row.getNumeric("retained").longValue())))
+                .invoke(rows -> {
+                    Set<String> present = new HashSet<>();
+                    for (Row row : rows) {
+                        String slot = row.getString("slot_name");
+                        present.add(slot);
+                        bytes(slot).set(row.getNumeric("retained").longValue());
+                    }
+                    retained.keySet().stream().filter(slot -> !present.contains(slot)).toList().forEach(this::forget);
+                })
+                .chain(() -> Statements.execute(pool, MISSING))
+                .invoke(rows -> missing.set(rows.iterator().next().getBoolean("missing") ? 1 : 0))
                 .onFailure().recoverWithNull()
                 .replaceWithVoid();
+    }
+
+    /** The registry can outlive the application (a restart in the same JVM): it must not keep this one's gauges. */
+    @PreDestroy
+    void unregister() {
+        retained.keySet().stream().toList().forEach(this::forget);
+        registry.remove(missingGauge);
     }
 
     private AtomicLong bytes(String slot) {
         return retained.computeIfAbsent(slot, name -> {
             AtomicLong value = new AtomicLong();
-            Gauge.builder("umbra.replication.slot.retained.wal", value, AtomicLong::get)
+            gauges.put(name, Gauge.builder("umbra.replication.slot.retained.wal", value, AtomicLong::get)
                     .description("Write-ahead log the server keeps for this replication slot (grows while its connector does not stream)")
                     .baseUnit("bytes")
                     .tag("slot", name)
-                    .register(registry);
+                    .register(registry));
             return value;
         });
+    }
+
+    /** A slot that is gone keeps no WAL: its last value would say it still did. */
+    private void forget(String slot) {
+        retained.remove(slot);
+        Gauge gauge = gauges.remove(slot);
+        if (gauge != null) {
+            registry.remove(gauge);
+        }
     }
 }
