@@ -18,6 +18,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.LockModeType;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -62,23 +63,27 @@ public class Charges {
     }
 
     /**
-     * Whether an attempt at {@code purpose} for {@code period} is in flight. Asked with the subscription
-     * row locked, so the answer holds until the transaction ends; the unique index
+     * Whether any charge of the subscription is in flight (a renewal, an upgrade): what it was priced for must still
+     * hold when it settles, so nothing that changes the price of a period is accepted meanwhile. Asked with the
+     * subscription row locked, so the answer holds until the transaction ends; the unique index
      * {@code one_payment_in_flight} stays the backstop.
      */
-    static Uni<Boolean> inFlight(UUID subscriptionId, int period, String purpose) {
-        return Payment.count("subscriptionId = ?1 and period = ?2 and purpose = ?3 and status = ?4", subscriptionId, period, purpose,
-                PaymentStatus.IN_PROGRESS).map(count -> count > 0);
+    static Uni<Boolean> anyInFlight(UUID subscriptionId) {
+        return inFlight(subscriptionId).map(payments -> !payments.isEmpty());
     }
 
-    /** The attempts at {@code purpose} for {@code period} so far (an upgrade's next one is numbered from them), asked like {@link #inFlight}. */
+    /** The subscription's charges in flight, asked like {@link #anyInFlight}. */
+    static Uni<List<Payment>> inFlight(UUID subscriptionId) {
+        return Payment.list("subscriptionId = ?1 and status = ?2", subscriptionId, PaymentStatus.IN_PROGRESS);
+    }
+
+    /** The attempts at {@code purpose} for {@code period} so far (an upgrade's next one is numbered from them), asked like {@link #anyInFlight}. */
     static Uni<Attempts> attempts(UUID subscriptionId, int period, String purpose) {
         return Payment.<Payment>list("subscriptionId = ?1 and period = ?2 and purpose = ?3", subscriptionId, period, purpose)
-                .map(payments -> new Attempts(payments.size(), payments.stream().anyMatch(p -> p.status == PaymentStatus.IN_PROGRESS),
-                        payments.stream().anyMatch(p -> p.status == PaymentStatus.SUCCEEDED)));
+                .map(payments -> new Attempts(payments.size(), payments.stream().anyMatch(p -> p.status == PaymentStatus.SUCCEEDED)));
     }
 
-    record Attempts(int count, boolean inFlight, boolean succeeded) {
+    record Attempts(int count, boolean succeeded) {
     }
 
     /** Inside the transaction that stored {@code payment}: what the charge will send. */

@@ -15,6 +15,7 @@ import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -40,6 +41,8 @@ public class Renewals implements WorkHandler {
     static final String QUEUE = "subscription-renewal";
 
     private static final Logger LOG = Logger.getLogger(Renewals.class);
+    /** How long a renewal waits before it looks again at an upgrade being charged. */
+    private static final Duration UPGRADE_WAIT = Duration.ofSeconds(30);
 
     private final WorkQueue queue;
     private final Charges charges;
@@ -130,7 +133,18 @@ public class Renewals implements WorkHandler {
                 }
                 return Outcome.done();
             });
-        });
+        }).onFailure(UpgradeInFlight.class).recoverWithItem(waiting -> Outcome.deferred(waiting.getMessage(),
+                clock.instant().plus(UPGRADE_WAIT)));
+    }
+
+    /**
+     * An upgrade of the subscription is being charged: the renewal is priced for the plan that upgrade may change,
+     * so it waits for the upgrade to settle (which need not change the subscription, so the item must stay).
+     */
+    private static final class UpgradeInFlight extends RuntimeException {
+        UpgradeInFlight() {
+            super("an upgrade of the subscription is being charged: the renewal waits for it to settle", null, false, false);
+        }
     }
 
     /**
@@ -166,10 +180,14 @@ public class Renewals implements WorkHandler {
                 // BillingKeyDeleted is on its way and suspends the subscription; nothing can be charged meanwhile.
                 return Uni.createFrom().nullItem();
             }
-            // The subscription row is locked: an attempt of this period in flight now stays the only one.
-            return Charges.inFlight(subscription.id(), charge.period(), Payment.PERIOD).chain(inFlight -> {
-                if (inFlight) {
+            // The subscription row is locked: what is in flight now stays so until this transaction ends.
+            return Charges.inFlight(subscription.id()).chain(inFlight -> {
+                if (inFlight.stream().anyMatch(p -> Payment.PERIOD.equals(p.purpose) && p.period == charge.period())) {
+                    // this period's attempt is under way: it settles on its own
                     return Uni.createFrom().nullItem();
+                }
+                if (!inFlight.isEmpty()) {
+                    return Uni.createFrom().failure(new UpgradeInFlight());
                 }
                 Payment attempt = Payment.attempt(subscription.id(), charge.period(), Payment.PERIOD, charge.idempotencyKey(),
                         charge.amount(), now);

@@ -109,7 +109,26 @@ public class SubscriptionService {
     @DatabaseGuard
     public Uni<Subscription> cancel(UUID id, boolean atPeriodEnd, JsonWebToken caller) {
         Instant now = clock.instant();
-        return change(id, caller, s -> atPeriodEnd ? s.cancelAtPeriodEnd(now) : s.cancelNow(now));
+        if (!atPeriodEnd) {
+            // a charge in flight that succeeds after it is given back (PaymentOutcomes)
+            return change(id, caller, s -> s.cancelNow(now));
+        }
+        return lockFor(id, caller).call(row -> noChargeInFlight(row.id, "a cancel at period end"))
+                .chain(row -> changes.apply(row, row.toDomain().cancelAtPeriodEnd(now)));
+    }
+
+    /**
+     * 409 while a charge of the subscription is in flight: a renewal or an upgrade settles against the plan it was
+     * priced for, so a plan change or a cancel at period end accepted meanwhile could leave a period paid at one
+     * plan's price and served at another's. Asked with the subscription row locked.
+     */
+    private static Uni<Void> noChargeInFlight(UUID subscriptionId, String what) {
+        return Charges.anyInFlight(subscriptionId).invoke(inFlight -> {
+            if (inFlight) {
+                throw ProblemException.conflict(what + " waits for the subscription's charge in flight (a renewal or an upgrade) to "
+                        + "settle: ask again in a few minutes");
+            }
+        }).replaceWithVoid();
     }
 
     /** Pays with another of the user's billing keys from now on; a subscription suspended for its deleted key resumes. */
@@ -136,7 +155,7 @@ public class SubscriptionService {
     Uni<PlanChange> startPlanChange(UUID id, String planCode, JsonWebToken caller) {
         Plan to = PlanCatalogue.of(planCode);
         Instant now = clock.instant();
-        return lockFor(id, caller).chain(row -> {
+        return lockFor(id, caller).call(row -> noChargeInFlight(row.id, "a plan change")).chain(row -> {
             Subscription subscription = row.toDomain();
             if (!to.isAbove(subscription.plan())) {
                 return changes.apply(row, subscription.downgrade(to, now)).map(done -> new PlanChange(done, null, null));
@@ -148,9 +167,6 @@ public class SubscriptionService {
                 }
                 String purpose = SubscriptionPayments.upgradePurpose(to.code());
                 return Charges.attempts(subscription.id(), firstAttempt.period(), purpose).chain(earlier -> {
-                    if (earlier.inFlight()) {
-                        throw ProblemException.conflict("the upgrade to " + to.code() + " is being charged already");
-                    }
                     if (earlier.succeeded()) {
                         // one success per period and purpose (one_successful_payment): an upgrade charged and given back (the
                         // plan moved while it was charged) leaves no room for a second charge, which could never settle

@@ -32,6 +32,8 @@ public final class TransitionTable {
         row(Trigger.RENEWAL_FAILED, SUSPENDED, SUSPENDED, CANCELED);
         row(Trigger.PERIOD_ENDED, ACTIVE, CANCELED);
         row(Trigger.PERIOD_ENDED, SUSPENDED, CANCELED);
+        // flagged while its renewal was in flight, and that renewal declined
+        row(Trigger.PERIOD_ENDED, PAST_DUE, CANCELED);
         for (SubscriptionStatus from : Set.of(PENDING, ACTIVE, PAST_DUE, SUSPENDED)) {
             row(Trigger.CANCEL_NOW, from, CANCELED);
             row(Trigger.GUILD_DELETED, from, CANCELED);

@@ -210,6 +210,19 @@ class SubscriptionTest {
     }
 
     @Test
+    void aSubscriptionFlaggedToEndWhileItsRenewalWasInFlightEndsWhenThatRenewalIsDeclined() {
+        // the flag came while the renewal was being charged (the service refuses it now; rows from before may hold it)
+        Subscription flagged = active().cancelAtPeriodEnd(PERIOD_END.plusSeconds(10)).after();
+        Subscription pastDue = flagged.renewalFailed(1, 1, ATTEMPT, PERIOD_END.plusSeconds(20), DUNNING).after();
+        assertThat(pastDue.status()).isEqualTo(PAST_DUE);
+        assertThat(pastDue.renewalStep(PERIOD_END.plusSeconds(60))).isInstanceOf(RenewalStep.Expire.class);
+
+        Transition ended = twice(pastDue, s -> s.periodEnded(PERIOD_END.plusSeconds(60)));
+        assertThat(ended.after().status()).isEqualTo(CANCELED);
+        assertThat(ended.events()).containsExactly(new SubscriptionCanceled(ID, false));
+    }
+
+    @Test
     void aSubscriptionCanceledAtPeriodEndWhosePeriodEndedWhileSuspendedEndsInsteadOfRunningAgain() {
         Subscription suspended = active().cancelAtPeriodEnd(T0).after().suspend(SuspensionReason.BOT_KICKED, mark(T0.plusSeconds(5))).after();
         Transition back = twice(suspended, s -> s.botBack(mark(PERIOD_END.plusSeconds(30))));

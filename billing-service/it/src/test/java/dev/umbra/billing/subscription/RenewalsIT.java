@@ -265,6 +265,41 @@ class RenewalsIT extends PayingUserTest {
         return UUID.fromString(subscribe(user, guild, "PRO", key).then().statusCode(201).extract().path("id"));
     }
 
+    @Test
+    void whileItsRenewalIsBeingChargedASubscriptionTakesNoPlanChangeAndNoCancelAtPeriodEnd() throws Throwable {
+        UUID id = active();
+        // its renewal stored and sent, the gateway's answer not in yet (a drain would renew the other tests' subscriptions too)
+        db.execute("""
+                insert into payment (id, subscription_id, period, purpose, order_id, idempotency_key, amount, status, attempted_at, created_at)
+                values (?, ?, 1, 'PERIOD', ?, ?, 9900, 'IN_PROGRESS', now(), now())""",
+                UUID.randomUUID(), id, "pay-renewal-" + id, ChargeKeys.periodCharge(id, 1, 1));
+
+        // priced for PRO: a plan change or an end accepted now could leave the period paid at one price and served at another
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PREMIUM\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(409).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.user(user.toString())).when().delete("/subscriptions/{id}?at=period-end", id)
+                .then().statusCode(409).contentType("application/problem+json");
+        assertThat(db.text("select plan_code || ':' || cancel_at_period_end from subscription where id = ?", id)).isEqualTo("PRO:false");
+        assertThat(db.count("select count(*) from payment where subscription_id = ?", id)).isEqualTo(2);
+    }
+
+    @Test
+    void aRenewalDueWhileAnUpgradeIsBeingChargedWaitsForItInsteadOfChargingTheOldPlan() throws Throwable {
+        UUID id = active();
+        // inside the paid period whatever the month's length, then past its end
+        clock.advance(Duration.ofDays(27));
+        gateway.keepPending(1);
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PREMIUM\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(202);
+        clock.advance(Duration.ofDays(5));
+
+        drain();
+
+        assertThat(db.count("select count(*) from payment where subscription_id = ? and purpose = 'PERIOD' and period = 1", id)).isZero();
+        assertThat(db.text("select status || ':' || last_error from work_item where queue = ? and item_key like ?", Renewals.QUEUE,
+                id + ":p1:%")).startsWith("pending:an upgrade of the subscription is being charged");
+    }
+
     /** Scans and runs rounds until nothing is due: every due step of every subscription done. */
     private void drain() throws Throwable {
         VertxContextSupport.subscribeAndAwait(() -> renewals.scan());
