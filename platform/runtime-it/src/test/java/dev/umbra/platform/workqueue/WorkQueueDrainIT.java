@@ -216,6 +216,34 @@ class WorkQueueDrainIT {
     }
 
     /** As a worker that began the item's try and died: the next claim may take it once its lease has run out. */
+    @Test
+    void anOutcomeTheDatabaseRefusesForAMomentIsRecordedAtTheNextTryInsteadOfLeavingTheItemAbandoned() throws Throwable {
+        enqueue(List.of("busy-record"), Instant.now());
+        // the first two writes of its outcome refused as by a server out of connections (53300); a sequence,
+        // not a table, counts them: it is not rolled back with the statement that fails
+        db.execute("create sequence busy_records");
+        db.execute("""
+                create function refuse_busy_record() returns trigger language plpgsql as $$
+                begin
+                    if new.item_key = 'busy-record' and old.status = 'leased' and new.lease_token is null and nextval('busy_records') <= 2 then
+                        raise exception 'too many connections for now' using errcode = '53300';
+                    end if;
+                    return new;
+                end $$""");
+        db.execute("create trigger refuse_busy_record before update on work_item for each row execute function refuse_busy_record()");
+        try {
+            assertThat(runOnce()).isEqualTo(1);
+        } finally {
+            db.execute("drop trigger refuse_busy_record on work_item");
+            db.execute("drop function refuse_busy_record()");
+            db.execute("drop sequence busy_records");
+        }
+
+        assertThat(db.text("select status || ':' || attempts || ':' || try_started from work_item where queue = ? and item_key = 'busy-record'",
+                CountingWork.QUEUE)).isEqualTo("done:1:false");
+        assertThat(work.tried()).containsExactly("busy-record");
+    }
+
     private void dieWhileTrying(String key) {
         db.execute("update work_item set try_started = true, lease_until = now() - interval '1 second' where queue = ? and item_key = ?",
                 CountingWork.QUEUE, key);
