@@ -115,7 +115,11 @@ class QueryIT {
         String admin = Tokens.admin();
         for (String query : List.of("guildId=abc", "from=yesterday", "from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z", "limit=0",
                 "limit=501", "limit=many", "order=sideways", "cursor=not-a-cursor", "aggregateId=x", "eventType=drop%20table",
-                "knownAt=2026-13-01")) {
+                "knownAt=2026-13-01", "from=-1000000000-01-01T00:00:00Z", "to=%2B1000000000-12-31T23:59:59Z",
+                "knownAt=-0001-01-01T00:00:00Z",
+                // a cursor of this service's shape whose instants no database could hold
+                "cursor=" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(("DESC|2026-01-01T00:00:00Z|"
+                        + "-1000000000-01-01T00:00:00Z|" + UUID.randomUUID()).getBytes(java.nio.charset.StandardCharsets.UTF_8)))) {
             get(admin, "/audit/events?" + query).statusCode(400).contentType("application/problem+json")
                     .body("status", equalTo(400));
         }
