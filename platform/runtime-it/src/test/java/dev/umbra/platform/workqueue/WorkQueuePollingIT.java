@@ -8,6 +8,8 @@ import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.InjectDevstack;
+import dev.umbra.testing.LogGuard;
+import dev.umbra.testing.LogLines;
 import dev.umbra.testing.Metrics;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.test.common.ResourceArg;
@@ -17,6 +19,7 @@ import io.quarkus.vertx.VertxContextSupport;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -59,6 +62,21 @@ class WorkQueuePollingIT {
                 .contains("kill or hang the worker");
         assertThat(hanging.tried()).filteredOn("hang-1"::equals).hasSize(2);
         await().atMost(Duration.ofSeconds(10)).until(() -> backlog(HangingWork.QUEUE, "dead") == 1.0);
+    }
+
+    @Test
+    void aRoundThatWaitsOnTheDatabaseAfterAQuietSpellIsNotTakenForAStalledOne() throws Exception {
+        // a quiet spell longer than the lease (3 s): rounds only refresh the gauges while the handler is not ready
+        Thread.sleep(3_500);
+        long mark = LogLines.mark(LogGuard.TEST_LOG);
+        try (AutoCloseable lock = db.holding("lock table work_item in access exclusive mode")) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> db.count(
+                    "select count(*) from pg_locks where not granted and relation = 'work_item'::regclass") > 0);
+            // ticks (one a second) come while a round waits, for less than a lease
+            Thread.sleep(2_200);
+        }
+        assertThat(LogLines.unexpected(LogGuard.TEST_LOG, mark, List.of()))
+                .noneMatch(line -> line.text().contains("shown no progress"));
     }
 
     @AfterEach

@@ -135,7 +135,7 @@ public final class WorkQueue {
     private final Map<String, AtomicLong> backlog;
     private final AtomicLong oldestSeconds = new AtomicLong();
     private final List<Meter> gauges = new ArrayList<>();
-    /** When this replica last saw its work on the queue go on: a claim, an outcome recorded, a lease renewed. */
+    /** When this replica last saw its work on the queue go on: a round started, a claim, an outcome recorded, a lease renewed. */
     private volatile long progressedAt = System.nanoTime();
 
     WorkQueue(String name, Pool pool, Clock clock, WorkQueueConfig.Settings settings, MeterRegistry registry) {
@@ -172,12 +172,20 @@ public final class WorkQueue {
     }
 
     /**
-     * No claim, no outcome and no renewed lease on this replica for longer than a lease: a try under way neither
+     * No round started, no claim, no outcome and no renewed lease on this replica for longer than a lease: a try under way neither
      * ends nor renews its lease (a statement lost on the network, a completion that never comes), and by now
      * another round may take its item over.
      */
     boolean stalled() {
         return System.nanoTime() - progressedAt > settings.lease().toNanos();
+    }
+
+    /**
+     * A round's start counts as progress: otherwise a round begun after a quiet spell longer than a lease, whose
+     * first statement waits (a lock, a busy pool), would look stalled at the next tick and be overtaken.
+     */
+    void roundStarted() {
+        sawProgress();
     }
 
     private void sawProgress() {

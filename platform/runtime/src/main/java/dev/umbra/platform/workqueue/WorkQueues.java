@@ -96,6 +96,7 @@ public class WorkQueues {
         if (current != round) {
             return Uni.createFrom().voidItem();
         }
+        queue.roundStarted();
         if (overtaking[0]) {
             LOG.warnf("work queue %s: its round under way has shown no progress for longer than a lease (%s): a try neither ends nor "
                     + "renews its lease. Another round starts; it takes that item over once its lease has run out", queue.name(),
