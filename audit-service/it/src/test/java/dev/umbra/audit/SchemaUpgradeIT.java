@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * An audit database of the release that ended at V4 — before attributions knew when they became known
  * (V5), before every partition refused TRUNCATE (V6), before rows that no month took could be moved
- * (V7), before replays went in sequence order (V8) and before the outbox slot nothing reads was
- * dropped (V9) — holding stored events, an attribution, an event in the default partition and a replay
+ * (V7, in batches since V10), before replays went in sequence order (V8) and before the outbox slot
+ * nothing reads was dropped (V9) — holding stored events, an attribution, an event in the default partition and a replay
  * half done, upgraded as the next release's start would. Flyway alone, no Quarkus.
  */
 class SchemaUpgradeIT {
@@ -86,10 +86,17 @@ class SchemaUpgradeIT {
                 .endsWith("(recorded_at, sequence, event_id)");
         // V9: that slot is gone, so the server no longer keeps its WAL
         assertThat(db.count("select count(*) from pg_replication_slots where database = ?", DATABASE)).isZero();
-        // V7: the row the release left in the default partition moves into its month on the first retention run
-        assertThat(db.count("select audit_rehome_default(?::timestamptz)", now.minus(730, ChronoUnit.DAYS).toString())).isOne();
+        // V10 (V7 before it): the row the release left in the default partition moves into its month as retention moves it,
+        // copied into a table of its month, then taken out of the default as that table becomes the month
+        String month = earlyMonth.atDay(1).atStartOfDay(ZoneOffset.UTC).toInstant().toString();
+        assertThat(db.count("select audit_stage_month('audit_log', ?::timestamptz, 10)", month)).isOne();
+        assertThat(db.text("select tableoid::regclass::text from audit_log where event_id = ?::uuid", aheadOfItsMonth.toString()))
+                .isEqualTo("audit_log_default");
+        db.execute("do $$ begin perform audit_move_staged('audit_log', '" + month + "', 10, null, null); "
+                + "perform audit_attach_staged('audit_log', '" + month + "'); end $$");
         assertThat(db.text("select tableoid::regclass::text from audit_log where event_id = ?::uuid", aheadOfItsMonth.toString()))
                 .isEqualTo("audit_log_" + earlyMonth.format(DateTimeFormatter.ofPattern("yyyy_MM")));
+        assertThat(db.count("select count(*) from audit_log where event_id = ?::uuid", aheadOfItsMonth.toString())).isOne();
         // and the log is as append-only as a new one
         try (Connection connection = POSTGRES.connect(DATABASE); Statement statement = connection.createStatement()) {
             assertThatThrownBy(() -> statement.execute("delete from audit_log where event_id = '" + stored + "'"))

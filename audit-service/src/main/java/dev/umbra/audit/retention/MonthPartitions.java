@@ -10,7 +10,10 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Which month partitions ({@code <table>_YYYY_MM}) retention drops: those whose whole month is older than what is kept. */
+/**
+ * Which month tables ({@code <table>_YYYY_MM}: partitions, and tables staged for a default partition's rows and not attached
+ * yet) retention drops: those whose whole month is older than what is kept.
+ */
 public final class MonthPartitions {
 
     private static final Pattern MONTH_PARTITION = Pattern.compile("(audit_log|audit_guild)_(\\d{4}_\\d{2})");

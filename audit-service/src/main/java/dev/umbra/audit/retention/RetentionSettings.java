@@ -19,6 +19,14 @@ public interface RetentionSettings {
     @Min(1)
     int monthsAhead();
 
+    /**
+     * Rows of the default partitions copied or moved by one statement on their way into their months: each
+     * statement stays well within the statement timeout however many rows the defaults hold.
+     */
+    @WithDefault("5000")
+    @Min(1)
+    int rehomeBatchSize();
+
     /** From one run to the next. */
     @WithDefault("PT6H")
     Duration interval();
