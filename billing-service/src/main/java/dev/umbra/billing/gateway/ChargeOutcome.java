@@ -11,8 +11,11 @@ import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenExce
  */
 public sealed interface ChargeOutcome {
 
-    /** The gateway took the request: its payment key, and the status it gave at once. */
-    record Accepted(String paymentKey, String status) implements ChargeOutcome {
+    /**
+     * The gateway took the request: its payment key, the status it gave at once, and the amount it says it
+     * charged ({@code null} when its answer names none: then only a look-up can tell).
+     */
+    record Accepted(String paymentKey, String status, Long totalAmount) implements ChargeOutcome {
     }
 
     /** The gateway answered and refused the request (unknown billing key, invalid amount…): nothing charged. */

@@ -98,7 +98,8 @@ public class PaymentGatewayClient {
                 .map(answer -> {
                     if (answer.statusCode() == 200) {
                         JsonObject accepted = answer.bodyAsJsonObject();
-                        return (ChargeOutcome) new ChargeOutcome.Accepted(accepted.getString("paymentKey"), accepted.getString("status"));
+                        return (ChargeOutcome) new ChargeOutcome.Accepted(accepted.getString("paymentKey"), accepted.getString("status"),
+                                accepted.getValue("totalAmount") instanceof Number amount ? amount.longValue() : null);
                     }
                     if (answer.statusCode() >= 400) {
                         return rejected(answer);

@@ -111,20 +111,34 @@ public class PaymentSettlement {
     private Uni<Result> settle(Supplier<Uni<Payment>> find, GatewayReport report, Function<Payment, Result> decide, Source source,
             Function<Result, Uni<Void>> inTransaction) {
         return Panache.withTransaction(() -> find.get().chain(payment -> {
-                    Instant at = clock.instant();
                     Result result = payment == null ? Result.NO_SUCH_PAYMENT : payment.settled() ? alreadySettled(payment, report) : decide.apply(payment);
-                    Uni<Void> told = switch (result) {
-                        case SUCCEEDED -> outcomes.get().succeeded(payment, at);
-                        case FAILED, AMOUNT_MISMATCH -> outcomes.get().failed(payment, at);
-                        default -> Uni.createFrom().voidItem();
-                    };
-                    return told.chain(() -> watchIfStray(payment, report, result, at)).chain(() -> inTransaction.apply(result))
-                            .replaceWith(result);
+                    return consequences(payment, report, result).chain(() -> inTransaction.apply(result)).replaceWith(result);
                 }))
                 // the server rolled the whole transaction back (a serialization failure): nothing was written, run again
                 .onFailure(StorageFaults::rolledBackByServer).retry().atMost(3)
                 .onFailure(StorageFaults::lostRace).recoverWithItem(Result.LOST_RACE)
                 .invoke(result -> metrics.settled(result, source));
+    }
+
+    /**
+     * Applies the gateway's answer to the charge itself (a DONE with the amount it took) to {@code payment}, locked
+     * by the caller in the caller's transaction, as a report of the callback or the reconciliation would be: an
+     * amount that is not the payment's fails it, and the money is to be given back.
+     */
+    public Uni<Result> applyChargeAnswer(Payment payment, GatewayReport report) {
+        Result result = payment.settled() ? alreadySettled(payment, report) : decide(payment, report);
+        return consequences(payment, report, result).replaceWith(result);
+    }
+
+    /** Tells the subscriptions once, and watches the money the gateway may hold for a payment that FAILED here. */
+    private Uni<Void> consequences(Payment payment, GatewayReport report, Result result) {
+        Instant at = clock.instant();
+        Uni<Void> told = switch (result) {
+            case SUCCEEDED -> outcomes.get().succeeded(payment, at);
+            case FAILED, AMOUNT_MISMATCH -> outcomes.get().failed(payment, at);
+            default -> Uni.createFrom().voidItem();
+        };
+        return told.chain(() -> watchIfStray(payment, report, result, at));
     }
 
     private static Result alreadySettled(Payment payment, GatewayReport report) {

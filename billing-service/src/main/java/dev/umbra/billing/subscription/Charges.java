@@ -5,9 +5,11 @@ import dev.umbra.billing.billingkey.BillingKeyService;
 import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.ChargeRequest;
+import dev.umbra.billing.payment.GatewayReport;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.payment.PaymentMetrics;
 import dev.umbra.billing.payment.PaymentOutcomes;
+import dev.umbra.billing.payment.PaymentSettlement;
 import dev.umbra.billing.payment.PaymentStatus;
 import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.storage.RowDeletes;
@@ -52,14 +54,16 @@ public class Charges {
     private final PaymentOutcomes outcomes;
     private final Clock clock;
     private final PaymentMetrics metrics;
+    private final PaymentSettlement settlement;
 
     public Charges(PaymentGatewayClient gateway, BillingKeyService billingKeys, PaymentOutcomes outcomes, Clock clock,
-            PaymentMetrics metrics) {
+            PaymentMetrics metrics, PaymentSettlement settlement) {
         this.gateway = gateway;
         this.billingKeys = billingKeys;
         this.outcomes = outcomes;
         this.clock = clock;
         this.metrics = metrics;
+        this.settlement = settlement;
     }
 
     /**
@@ -118,9 +122,9 @@ public class Charges {
 
     private Uni<PaymentStatus> apply(Payment payment, ChargeOutcome outcome, WhenNotSent whenNotSent, Instant now) {
         if (outcome instanceof ChargeOutcome.Accepted accepted) {
-            if ("DONE".equals(accepted.status())) {
-                return payment.succeed(accepted.paymentKey(), payment.amount, now)
-                        ? outcomes.succeeded(payment, now).replaceWith(payment.status) : Uni.createFrom().item(payment.status);
+            if ("DONE".equals(accepted.status()) && accepted.totalAmount() != null) {
+                return settlement.applyChargeAnswer(payment, new GatewayReport(accepted.paymentKey(), payment.orderId, "DONE", accepted.totalAmount()))
+                        .map(result -> payment.status);
             }
             if ("ABORTED".equals(accepted.status()) || "CANCELED".equals(accepted.status())) {
                 return fail(payment, accepted.paymentKey(), "declined by the card issuer", now);

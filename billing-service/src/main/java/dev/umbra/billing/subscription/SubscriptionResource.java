@@ -35,7 +35,8 @@ import org.jboss.resteasy.reactive.RestResponse;
  *
  * <p>How a charge is answered: DONE → 201 (200 for an upgrade); still IN_PROGRESS or no answer → 202,
  * settled later by the gateway's callback or the reconciliation job; declined → 402; refused by the
- * gateway → 422; never reached the gateway → 502, or 503 while its circuit is open, with Retry-After.
+ * gateway → 422; never reached the gateway → 502, or 503 while its circuit is open, with Retry-After;
+ * DONE for another amount than asked → 502, the payment FAILED and the money watched to be given back.
  */
 @Path("/")
 public class SubscriptionResource {
@@ -132,6 +133,10 @@ public class SubscriptionResource {
         }
         if (outcome instanceof ChargeOutcome.Rejected rejected) {
             throw ProblemException.unprocessable("the payment gateway refused the charge (" + rejected.code() + "); nothing was charged");
+        }
+        if (outcome instanceof ChargeOutcome.Accepted accepted && "DONE".equals(accepted.status())) {
+            throw new ProblemException(502, "Bad Gateway", "the payment gateway charged another amount than asked; the charge failed and "
+                    + "what was taken is given back");
         }
         throw new ProblemException(402, "Payment Required", "the card was declined; nothing was charged");
     }

@@ -36,6 +36,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -64,8 +65,11 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
 
     public enum Status { IN_PROGRESS, DONE, ABORTED, PARTIAL_CANCELED, CANCELED }
 
-    /** A payment the gateway created: money was taken when its status is DONE. */
-    public record Charge(String paymentKey, String orderId, String idempotencyKey, String billingKey, long amount,
+    /**
+     * A payment the gateway created: money was taken when its status is DONE. {@code amount} is what it charged,
+     * {@code askedAmount} what the request asked: the same, unless {@link #chargeOtherAmount} played a gateway at fault.
+     */
+    public record Charge(String paymentKey, String orderId, String idempotencyKey, String billingKey, long amount, long askedAmount,
             Status status, Instant requestedAt) {
 
         /** The charge took money, whatever was given back of it since. */
@@ -306,6 +310,12 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         faults.pending.set(count);
     }
 
+    /** The next {@code count} charges take {@code difference} more than asked and say so in their {@code totalAmount}: a gateway at fault. */
+    public void chargeOtherAmount(int count, long difference) {
+        faults.otherAmountDifference.set(difference);
+        faults.otherAmounts.set(count);
+    }
+
     /** The next {@code count} charges are declined by the card issuer (ABORTED). */
     public void decline(int count) {
         faults.declines.set(count);
@@ -437,7 +447,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         Charge charge = idempotencyKey == null ? create(billingKey, null, orderId, amount, declined)
                 : charges.get(paymentsByIdempotencyKey.computeIfAbsent(idempotencyKey,
                         key -> create(billingKey, key, orderId, amount, declined).paymentKey()));
-        if (!charge.orderId().equals(orderId) || charge.amount() != amount) {
+        if (!charge.orderId().equals(orderId) || charge.askedAmount() != amount) {
             respond(exchange, 422, error("IDEMPOTENCY_KEY_REUSED", "the Idempotency-Key was used for another order or amount"));
             return;
         }
@@ -460,7 +470,8 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         String paymentKey = "pay_" + UUID.randomUUID().toString().replace("-", "");
         Status status = faults.take(faults.pending) ? Status.IN_PROGRESS
                 : declined || faults.take(faults.declines) ? Status.ABORTED : Status.DONE;
-        Charge charge = new Charge(paymentKey, orderId, idempotencyKey, billingKey, amount, status, Instant.now());
+        long charged = status == Status.DONE && faults.take(faults.otherAmounts) ? amount + faults.otherAmountDifference.get() : amount;
+        Charge charge = new Charge(paymentKey, orderId, idempotencyKey, billingKey, charged, amount, status, Instant.now());
         charges.put(paymentKey, charge);
         chargeOrder.add(paymentKey);
         if (status != Status.IN_PROGRESS) {
@@ -576,8 +587,8 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     /**
      * For people trying the local system: {@code GET /sandbox/charges}, {@code /sandbox/requests},
      * {@code /sandbox/callbacks}, {@code /sandbox/cancels}; {@code POST /sandbox/faults {"mode": ..., "count": n, "status": 500|429,
-     * "ratio": 0.3, "delayMs": n, "customerKey": ...}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, late-cancel-answer, cancel-reset, refuse-cancels, pending,
-     * decline, decline-customer, lose-callbacks, duplicate-callbacks, late-callbacks or none; {@code POST /sandbox/callback-url
+     * "ratio": 0.3, "delayMs": n, "customerKey": ..., "difference": n}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, late-cancel-answer, cancel-reset,
+     * refuse-cancels, pending, other-amount, decline, decline-customer, lose-callbacks, duplicate-callbacks, late-callbacks or none; {@code POST /sandbox/callback-url
      * {"url": ...}}; {@code POST /sandbox/payments/{paymentKey}/settle {"status": "DONE"|"ABORTED"}}.
      */
     private void control(HttpExchange exchange) throws IOException {
@@ -632,6 +643,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             case "refuse-cancels" -> refuseCancels(times);
             case "pending" -> keepPending(times);
             case "decline" -> decline(times);
+            case "other-amount" -> chargeOtherAmount(times, body.path("difference").asLong(100));
             case "decline-customer" -> declineCustomer(body.path("customerKey").asText(""));
             case "lose-callbacks" -> loseCallbacks(times);
             case "duplicate-callbacks" -> duplicateCallbacks(times);
@@ -661,7 +673,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     }
 
     private static Charge withStatus(Charge charge, Status status) {
-        return new Charge(charge.paymentKey(), charge.orderId(), charge.idempotencyKey(), charge.billingKey(), charge.amount(),
+        return new Charge(charge.paymentKey(), charge.orderId(), charge.idempotencyKey(), charge.billingKey(), charge.amount(), charge.askedAmount(),
                 status, charge.requestedAt());
     }
 
@@ -735,6 +747,8 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicInteger refusedCancels = new AtomicInteger();
         final AtomicInteger pending = new AtomicInteger();
         final AtomicInteger declines = new AtomicInteger();
+        final AtomicInteger otherAmounts = new AtomicInteger();
+        final AtomicLong otherAmountDifference = new AtomicLong();
         final AtomicInteger lostCallbacks = new AtomicInteger();
         final AtomicInteger duplicatedCallbacks = new AtomicInteger();
         final AtomicInteger lateCallbacks = new AtomicInteger();
@@ -752,7 +766,8 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         }
 
         void clear() {
-            List.of(failures, lateAnswers, resets, lateCancels, cancelResets, refusedCancels, pending, declines, lostCallbacks, duplicatedCallbacks, lateCallbacks)
+            List.of(failures, lateAnswers, resets, lateCancels, cancelResets, refusedCancels, pending, declines, otherAmounts, lostCallbacks,
+                    duplicatedCallbacks, lateCallbacks)
                     .forEach(counter -> counter.set(0));
             failureRatio.set(0.0);
             declinedCustomers.clear();

@@ -56,6 +56,8 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 // gateway faults played on purpose: its guard reports each retry at WARN
 @ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
+// a gateway that took another amount than asked, played on purpose
+@ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "was asked; failed, the charge is to be given back")
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class SubscriptionsIT extends PayingUserTest {
 
@@ -123,6 +125,23 @@ class SubscriptionsIT extends PayingUserTest {
             await().atMost(WAIT).until(() -> !ofAggregate(topic, again.toString()).isEmpty());
             assertThat(ofAggregate(topic, canceled.toString())).isEmpty();
         }
+    }
+
+    @Test
+    void aFirstChargeTheGatewayAnswersDoneForAnotherAmountIsNotTakenAsPaidAndItsMoneyIsWatchedToBeGivenBack() {
+        String guild = Snowflakes.random();
+        // only the charge's own answer tells: no callback comes to settle it first
+        gateway.loseCallbacks(1);
+        gateway.chargeOtherAmount(1, 100);
+
+        subscribe(user, guild, "PRO", key).then().statusCode(502).contentType("application/problem+json")
+                .body("detail", containsString("given back"));
+
+        assertThat(db.text("select status from subscription where guild_id = ?", guild)).isEqualTo("CANCELED");
+        String payment = db.text("select p.id::text from payment p join subscription s on s.id = p.subscription_id where s.guild_id = ?", guild);
+        assertThat(db.text("select status from payment where id = ?::uuid", payment)).isEqualTo("FAILED");
+        assertThat(db.text("select failure_message from payment where id = ?::uuid", payment)).startsWith("AMOUNT_MISMATCH");
+        assertThat(db.count("select count(*) from stray_charge where payment_id = ?::uuid", payment)).isOne();
     }
 
     @Test
