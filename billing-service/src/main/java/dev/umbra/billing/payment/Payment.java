@@ -8,6 +8,7 @@ import jakarta.persistence.Enumerated;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.UUID;
 
@@ -86,13 +87,22 @@ public class Payment extends PanacheEntityBase {
         payment.subscriptionId = subscriptionId;
         payment.period = period;
         payment.purpose = purpose;
-        payment.orderId = "pay-" + payment.id;
+        payment.orderId = orderIdOf(idempotencyKey);
         payment.idempotencyKey = idempotencyKey;
         payment.amount = amount;
         payment.status = PaymentStatus.IN_PROGRESS;
         payment.attemptedAt = at;
         payment.createdAt = at;
         return payment;
+    }
+
+    /**
+     * The order id follows from the idempotency key, as the key follows from the attempt: an attempt rolled back
+     * because the gateway answered that it did nothing (a 500) and sent again is the same request, so a gateway that
+     * did act after all answers it with that charge, instead of refusing a known key with a new order id.
+     */
+    static String orderIdOf(String idempotencyKey) {
+        return "pay-" + UUID.nameUUIDFromBytes(idempotencyKey.getBytes(StandardCharsets.UTF_8));
     }
 
     public boolean settled() {

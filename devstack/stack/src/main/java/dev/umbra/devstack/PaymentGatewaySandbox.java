@@ -262,6 +262,15 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         faults.failures.set(count);
     }
 
+    /**
+     * The next {@code count} charge requests (-1: until {@link #recover()}) are carried out, or answered again for a key
+     * already used, and then answer {@code status} (500 or 429) as if nothing was done: a gateway breaking its own contract.
+     */
+    public void failAfterCharge(int count, int status) {
+        faults.httpStatus.set(status);
+        faults.failuresAfterCharge.set(count < 0 ? Integer.MAX_VALUE : count);
+    }
+
     /** From now on, this share of API calls (0..1) answers {@code status} and changes nothing. */
     public void failRatio(double ratio, int status) {
         faults.httpStatus.set(status);
@@ -459,6 +468,10 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         if (faults.take(faults.lateAnswers)) {
             sleep(faults.lateAnswerDelay.get());
         }
+        if (faults.take(faults.failuresAfterCharge)) {
+            respond(exchange, faults.httpStatus.get(), error("FAILED_INTERNAL_SYSTEM_PROCESSING", "an error after the charge was made"));
+            return;
+        }
         try {
             respond(exchange, 200, payment(charges.get(charge.paymentKey())));
         } catch (IOException e) {
@@ -587,7 +600,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
     /**
      * For people trying the local system: {@code GET /sandbox/charges}, {@code /sandbox/requests},
      * {@code /sandbox/callbacks}, {@code /sandbox/cancels}; {@code POST /sandbox/faults {"mode": ..., "count": n, "status": 500|429,
-     * "ratio": 0.3, "delayMs": n, "customerKey": ..., "difference": n}} with mode fail, fail-ratio, refuse, drop, late-answer, reset, late-cancel-answer, cancel-reset,
+     * "ratio": 0.3, "delayMs": n, "customerKey": ..., "difference": n}} with mode fail, fail-after-charge, fail-ratio, refuse, drop, late-answer, reset, late-cancel-answer, cancel-reset,
      * refuse-cancels, pending, other-amount, decline, decline-customer, lose-callbacks, duplicate-callbacks, late-callbacks or none; {@code POST /sandbox/callback-url
      * {"url": ...}}; {@code POST /sandbox/payments/{paymentKey}/settle {"status": "DONE"|"ABORTED"}}.
      */
@@ -633,6 +646,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         Duration delay = Duration.ofMillis(body.path("delayMs").asLong(3000));
         switch (body.path("mode").asText("none")) {
             case "fail" -> failNext(times, status);
+            case "fail-after-charge" -> failAfterCharge(times, status);
             case "fail-ratio" -> failRatio(body.path("ratio").asDouble(0.5), status);
             case "refuse" -> refuseConnections();
             case "drop" -> dropConnections();
@@ -748,6 +762,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicInteger pending = new AtomicInteger();
         final AtomicInteger declines = new AtomicInteger();
         final AtomicInteger otherAmounts = new AtomicInteger();
+        final AtomicInteger failuresAfterCharge = new AtomicInteger();
         final AtomicLong otherAmountDifference = new AtomicLong();
         final AtomicInteger lostCallbacks = new AtomicInteger();
         final AtomicInteger duplicatedCallbacks = new AtomicInteger();
@@ -767,7 +782,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
 
         void clear() {
             List.of(failures, lateAnswers, resets, lateCancels, cancelResets, refusedCancels, pending, declines, otherAmounts, lostCallbacks,
-                    duplicatedCallbacks, lateCallbacks)
+                    duplicatedCallbacks, lateCallbacks, failuresAfterCharge)
                     .forEach(counter -> counter.set(0));
             failureRatio.set(0.0);
             declinedCustomers.clear();

@@ -128,6 +128,34 @@ class RenewalsIT extends PayingUserTest {
     }
 
     @Test
+    void aRenewalTheGatewayCarriedOutWhileAnsweringThatItDidNothingIsSentAgainAsTheSameChargeAndPaidOnce() throws Throwable {
+        UUID id = active();
+        clock.advance(Duration.ofDays(32));
+        // the gateway takes the money, then answers 500 (its contract's "nothing was done") to every try, and calls nobody back
+        gateway.loseCallbacks(Integer.MAX_VALUE);
+        gateway.failAfterCharge(-1, 500);
+        drain();
+        assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isZero();
+        assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).hasSize(2);
+
+        // the attempt, rolled back, is sent again once the gateway answers: the same charge, answered again, not a second one
+        gateway.recover();
+        // past the item's backoff, and as often as the circuit the 500s opened keeps it from the gateway
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            clock.advance(Duration.ofMinutes(31));
+            try {
+                drain();
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+            return !"ACTIVE:0".equals(db.text("select status || ':' || paid_through from subscription where id = ?", id));
+        });
+        assertThat(db.text("select status || ':' || paid_through from subscription where id = ?", id)).isEqualTo("ACTIVE:1");
+        assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).hasSize(2);
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
+    }
+
+    @Test
     void aRenewalThatFoundItsSubscriptionSuspendedIsDoneOnceTheGuildIsBackInTheSamePeriod() throws Throwable {
         String guild = Snowflakes.random();
         UUID id = active(guild);
