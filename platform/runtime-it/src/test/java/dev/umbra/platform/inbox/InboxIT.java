@@ -43,6 +43,17 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import dev.umbra.platform.inbox.TestEvents.Handling;
+import dev.umbra.devstack.Devstack;
+import dev.umbra.testing.OutboxRecords;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -168,6 +179,47 @@ class InboxIT {
             await().atMost(PATIENCE).until(() -> deadLetteredAmong(deadLetters.seen(), culprits).size() == culprits.size());
         }
         assertThat(claims(db, List.of(conflicting, unparsable))).isZero();
+    }
+
+    /**
+     * A record that the dead letter's headers make larger than Kafka takes (here: its dead-letter topic takes
+     * 64 KiB) goes to the dead-letter topic without its value, marked so, instead of being sent again for ever
+     * while the records behind it wait.
+     */
+    @Test
+    void aRecordTooLargeForItsDeadLetterGoesWithoutItsValueInsteadOfHoldingItsPartition() throws Exception {
+        String deadLetterTopic = Topics.deadLetterOf(TestConsumer.TOPIC);
+        int partition = 1;
+        UUID large = UUID.randomUUID();
+        List<UUID> behind = TestEvents.ids(5);
+        byte[] notJson = new byte[65_400];
+        Arrays.fill(notJson, (byte) 'x');
+        List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+        records.add(KafkaProbe.record(TestConsumer.TOPIC, guildOnPartition(partition, "93"), notJson,
+                OutboxRecords.headers("BotInstalled", "guild", large, Instant.now())));
+        behind.forEach(id -> records.add(Handling.ONE_AT_A_TIME.record(guildOnPartition(partition, "00"), id)));
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Devstack.shared().kafka().bootstrapServers()))) {
+            topicSetting(admin, deadLetterTopic, new AlterConfigOp(new ConfigEntry("max.message.bytes", "65536"), AlterConfigOp.OpType.SET));
+            try (KafkaProbe deadLetters = KafkaProbe.read(deadLetterTopic)) {
+                KafkaProbe.produceAll(records);
+
+                await().atMost(Duration.ofSeconds(30)).until(() -> applications(db, behind) == behind.size());
+                ConsumerRecord<String, byte[]> letter = deadLetters.awaitRecord(
+                        r -> large.toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), Duration.ofSeconds(10));
+                assertThat(letter.value()).isNull();
+                assertThat(KafkaProbe.header(letter, DeadLetters.VALUE_OMITTED)).contains("source offset");
+                assertThat(KafkaProbe.header(letter, DeadLetters.SOURCE_OFFSET)).isNotBlank();
+            } finally {
+                topicSetting(admin, deadLetterTopic, new AlterConfigOp(new ConfigEntry("max.message.bytes", ""), AlterConfigOp.OpType.DELETE));
+            }
+        }
+    }
+
+    private static void topicSetting(Admin admin, String topic, AlterConfigOp change) throws Exception {
+        if (!admin.listTopics().names().get().contains(topic)) {
+            admin.createTopics(List.of(new NewTopic(topic, Optional.empty(), Optional.empty()))).all().get();
+        }
+        admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(change))).all().get();
     }
 
     /**

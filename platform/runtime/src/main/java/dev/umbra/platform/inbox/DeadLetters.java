@@ -13,6 +13,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -23,7 +24,9 @@ import org.jboss.logging.Logger;
  * Sends a record that cannot be applied to {@code <topic>.dlq}: same key, value and headers (so it can
  * be re-produced as it was), plus the error and where it came from. A send is bounded (a timeout and
  * a few retries): if Kafka does not take it, the send fails and the inbox tries the record again later,
- * so a record is neither lost nor waits forever on one send.
+ * so a record is neither lost nor waits forever on one send. A record that our headers make larger than
+ * Kafka takes (one near its size limit) goes without its value, marked {@value #VALUE_OMITTED}: its source
+ * offset still holds it, where a send that can never succeed would hold its partition for good.
  */
 @ApplicationScoped
 public class DeadLetters {
@@ -35,6 +38,7 @@ public class DeadLetters {
     public static final String SOURCE_OFFSET = "dlq.source.offset";
     public static final String CONSUMER = "dlq.consumer";
     public static final String FAILED_AT = "dlq.failed.at";
+    public static final String VALUE_OMITTED = "dlq.value.omitted";
 
     private static final Logger LOG = Logger.getLogger(DeadLetters.class);
     private static final int MAX_ERROR_LENGTH = 1000;
@@ -48,10 +52,24 @@ public class DeadLetters {
         this.config = config.deadLetter();
     }
 
+    /** Sends the dead letter of {@code source}; logged once it is sent, as a try that fails is tried again. */
     Uni<Void> send(String consumer, ConsumerRecord<?, byte[]> source, Throwable error) {
-        String topic = Topics.deadLetterOf(source.topic());
-        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, null,
-                source.key() == null ? null : source.key().toString(), source.value());
+        Instant failedAt = Instant.now();
+        return produce(letter(consumer, source, error, failedAt, source.value()))
+                .onFailure(RecordTooLargeException.class).recoverWithUni(tooLarge -> {
+                    ProducerRecord<String, byte[]> withoutValue = letter(consumer, source, error, failedAt, null);
+                    withoutValue.headers().add(VALUE_OMITTED, bytes("the record with these headers is larger than Kafka takes; its value is at "
+                            + "the source offset"));
+                    return produce(withoutValue);
+                })
+                .invoke(() -> LOG.warnf("dead-lettering %s-%d@%d for %s: %s", source.topic(), source.partition(), source.offset(),
+                        consumer, error.toString()));
+    }
+
+    private static ProducerRecord<String, byte[]> letter(String consumer, ConsumerRecord<?, byte[]> source, Throwable error, Instant failedAt,
+            byte[] value) {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(Topics.deadLetterOf(source.topic()), null,
+                source.key() == null ? null : source.key().toString(), value);
         for (Header header : source.headers()) {
             record.headers().add(header.key(), header.value());
         }
@@ -62,9 +80,11 @@ public class DeadLetters {
                 .add(SOURCE_PARTITION, bytes(Integer.toString(source.partition())))
                 .add(SOURCE_OFFSET, bytes(Long.toString(source.offset())))
                 .add(CONSUMER, bytes(consumer))
-                .add(FAILED_AT, bytes(Instant.now().toString()));
-        LOG.warnf("dead-lettering %s-%d@%d for %s: %s", source.topic(), source.partition(), source.offset(),
-                consumer, error.toString());
+                .add(FAILED_AT, bytes(failedAt.toString()));
+        return record;
+    }
+
+    private Uni<Void> produce(ProducerRecord<String, byte[]> record) {
         return Uni.createFrom().<Void>emitter(emitter -> producer().send(record, (metadata, failure) -> {
                     if (failure == null) {
                         emitter.complete(null);
@@ -74,7 +94,8 @@ public class DeadLetters {
                 }))
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
                 .ifNoItem().after(config.timeout()).fail()
-                .onFailure().retry().withBackOff(Duration.ofMillis(200), config.timeout()).atMost(config.retries());
+                .onFailure(failure -> !(failure instanceof RecordTooLargeException)).retry()
+                .withBackOff(Duration.ofMillis(200), config.timeout()).atMost(config.retries());
     }
 
     private KafkaProducer<String, byte[]> producer() {

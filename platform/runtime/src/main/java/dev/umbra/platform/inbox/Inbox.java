@@ -459,14 +459,18 @@ public class Inbox {
         }
 
         private Uni<Void> deadLetter(Item item, Throwable error) {
+            return deadLetter(item, error, 0);
+        }
+
+        private Uni<Void> deadLetter(Item item, Throwable error, int failedSends) {
             return deadLetters.send(consumer, item.record(), error)
                     .emitOn(context)
                     .invoke(() -> metrics.outcome(consumer, item.eventType(), Outcome.DEAD_LETTERED))
                     .onFailure().recoverWithUni(sendFailure -> {
                         // Kafka did not take it: a fault that passes like any other; the record waits and is tried again.
                         metrics.failedAttempt(consumer, item.eventType(), InboxMetrics.Fault.TRANSIENT);
-                        warnWaiting(item, sendFailure, 1);
-                        return pause(0).chain(() -> deadLetter(item, error));
+                        warnWaiting(item, sendFailure, failedSends + 1);
+                        return pause(failedSends).chain(() -> deadLetter(item, error, failedSends + 1));
                     });
         }
 
