@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -23,13 +25,18 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
-/** A stack of its own (not the shared one): the outbox connector streams what was committed before it existed, and closing leaves nothing behind. */
+/**
+ * A stack of its own (not the shared one), its Connect worker started on demand: none runs until the outbox is streamed,
+ * the outbox connector then streams what was committed before it existed, and closing leaves nothing behind. On demand
+ * rather than with the stack (the default) because a second stack would double this module's cost, and the default is
+ * what every module with outbox tests runs on.
+ */
 class DevstackIT {
 
     @Test
-    void streamsAnOutboxFromItsSlotAndCleansUpAfterwards() throws Exception {
-        Devstack stack = Devstack.start();
-        List<Long> pids = List.of(stack.postgres().pid(), stack.kafka().pid(), stack.connect().pid());
+    void startsConnectOnDemandStreamsAnOutboxFromItsSlotAndCleansUpAfterwards() throws Exception {
+        Devstack stack = Devstack.start(Devstack.ConnectStart.ON_DEMAND);
+        List<Long> pids = new ArrayList<>(List.of(stack.postgres().pid(), stack.kafka().pid()));
         try {
             assertThat(query(stack, "postgres", "show wal_level")).isEqualTo("logical");
             if ("root".equals(System.getProperty("user.name"))) {
@@ -63,7 +70,11 @@ class DevstackIT {
                 statement.execute("delete from outbox_event where id = '" + committed + "'");
                 connection.commit();
             }
+            assertThat(childPids()).as("processes before anything asked for Connect").containsExactlyInAnyOrderElementsOf(pids);
             stack.streamOutbox("guild", "guild");
+            Set<Long> runningOnceStreamed = childPids();
+            pids.add(stack.connect().pid());
+            assertThat(runningOnceStreamed).as("processes once the outbox is streamed").containsExactlyInAnyOrderElementsOf(pids);
 
             ConsumerRecord<String, String> record = awaitRecord(stack, "umbra.guild", committed.toString());
             assertThat(record.key()).isEqualTo("123456789012345678");
@@ -88,6 +99,10 @@ class DevstackIT {
             assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).as("process %d", pid).isNotEqualTo(java.util.Optional.of(true));
         }
         assertThat(Ports.listening(stack.postgres().port())).isFalse();
+    }
+
+    private static Set<Long> childPids() {
+        return ProcessHandle.current().children().map(ProcessHandle::pid).collect(Collectors.toSet());
     }
 
     private static String insert(UUID id) {

@@ -23,17 +23,23 @@ import java.util.stream.Stream;
  * The outside world of the services, real and without Docker: PostgreSQL with logical decoding, a
  * Kafka broker and a Kafka Connect worker with Debezium, each a child process. Every stack lives in
  * its own temporary folder on its own free ports and leaves nothing behind when closed.
+ *
+ * <p>The Connect worker starts with the stack, or with {@code umbra.devstack.connect=on-demand} the first
+ * time it is needed ({@link #connect()}, {@link #streamOutbox}).
  */
 public final class Devstack implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(Devstack.class.getName());
     private static final String WORK_DIR_PREFIX = "umbra-devstack-";
+    private static final String CONNECT_START_PROPERTY = "umbra.devstack.connect";
     private static Devstack shared;
 
     private final Path workDir;
     private final PostgresServer postgres;
     private final KafkaBroker kafka;
-    private final KafkaConnectWorker connect;
+    private final List<String> connectJvmOptions;
+    /** null until started: on demand, the first call that needs it starts it. */
+    private KafkaConnectWorker connect;
     private final JwtKeys jwt;
     private final DiscordSandbox discord;
     private final PaymentGatewaySandbox paymentGateway;
@@ -42,11 +48,12 @@ public final class Devstack implements AutoCloseable {
     private final String billingKeyEncryptionKey = randomKey();
     private final Duration startTime;
 
-    private Devstack(Path workDir, PostgresServer postgres, KafkaBroker kafka, KafkaConnectWorker connect, JwtKeys jwt,
-            DiscordSandbox discord, PaymentGatewaySandbox paymentGateway, Duration startTime) {
+    private Devstack(Path workDir, PostgresServer postgres, KafkaBroker kafka, List<String> connectJvmOptions, KafkaConnectWorker connect,
+            JwtKeys jwt, DiscordSandbox discord, PaymentGatewaySandbox paymentGateway, Duration startTime) {
         this.workDir = workDir;
         this.postgres = postgres;
         this.kafka = kafka;
+        this.connectJvmOptions = connectJvmOptions;
         this.connect = connect;
         this.jwt = jwt;
         this.discord = discord;
@@ -63,7 +70,12 @@ public final class Devstack implements AutoCloseable {
         return shared;
     }
 
+    /** A new stack; its Connect worker starts now or on demand as {@code umbra.devstack.connect} says ({@code eager} by default). */
     public static Devstack start() {
+        return start(ConnectStart.of(System.getProperty(CONNECT_START_PROPERTY, "eager")));
+    }
+
+    static Devstack start(ConnectStart connectStart) {
         long started = System.nanoTime();
         removeAbandonedStacks();
         Path workDir = createWorkDir();
@@ -77,8 +89,11 @@ public final class Devstack implements AutoCloseable {
             KafkaBroker kafka = KafkaBroker.start(workDir, jvmOptions);
             startedSoFar.add(kafka);
             kafka.createCatalogueTopics();
-            KafkaConnectWorker connect = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), jvmOptions);
-            startedSoFar.add(connect);
+            KafkaConnectWorker connect = null;
+            if (connectStart == ConnectStart.EAGER) {
+                connect = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), jvmOptions);
+                startedSoFar.add(connect);
+            }
             PostgresServer postgres = startingPostgres.join();
             JwtKeys jwt = generatingKeys.join();
             DiscordSandbox discord = DiscordSandbox.start();
@@ -86,9 +101,10 @@ public final class Devstack implements AutoCloseable {
             PaymentGatewaySandbox paymentGateway = PaymentGatewaySandbox.start();
             startedSoFar.add(paymentGateway);
             Duration startTime = Duration.ofNanos(System.nanoTime() - started);
+            String connectState = connect == null ? "on demand" : connect.url();
             LOG.info(() -> "devstack up in " + startTime.toMillis() + " ms: postgres 127.0.0.1:" + postgres.port()
-                    + ", kafka " + kafka.bootstrapServers() + ", connect " + connect.url() + " (logs in " + workDir + ")");
-            return new Devstack(workDir, postgres, kafka, connect, jwt, discord, paymentGateway, startTime);
+                    + ", kafka " + kafka.bootstrapServers() + ", connect " + connectState + " (logs in " + workDir + ")");
+            return new Devstack(workDir, postgres, kafka, jvmOptions, connect, jwt, discord, paymentGateway, startTime);
         } catch (RuntimeException e) {
             for (int i = startedSoFar.size() - 1; i >= 0; i--) {
                 closeQuietly(startedSoFar.get(i));
@@ -112,7 +128,14 @@ public final class Devstack implements AutoCloseable {
         return kafka;
     }
 
-    public KafkaConnectWorker connect() {
+    /** The Connect worker; started now if the stack started without it. */
+    public synchronized KafkaConnectWorker connect() {
+        if (connect == null) {
+            long started = System.nanoTime();
+            KafkaConnectWorker worker = KafkaConnectWorker.start(workDir, kafka.bootstrapServers(), connectJvmOptions);
+            LOG.info(() -> "kafka connect up on demand in " + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms: " + worker.url());
+            connect = worker;
+        }
         return connect;
     }
 
@@ -132,6 +155,7 @@ public final class Devstack implements AutoCloseable {
         return workDir;
     }
 
+    /** How long {@link #start()} took: without the Connect worker's start when that waits for demand. */
     public Duration startTime() {
         return startTime;
     }
@@ -142,7 +166,8 @@ public final class Devstack implements AutoCloseable {
      * so whatever it committed before this call is streamed too. Idempotent.
      */
     public void streamOutbox(String service, String database) {
-        connectorsByDatabase.computeIfAbsent(database, db -> connect.register(ServiceRegistry.named(service), postgres, db));
+        KafkaConnectWorker worker = connect();
+        connectorsByDatabase.computeIfAbsent(database, db -> worker.register(ServiceRegistry.named(service), postgres, db));
     }
 
     /** The settings a service needs to run against this stack, as Quarkus configuration properties. */
@@ -189,13 +214,29 @@ public final class Devstack implements AutoCloseable {
     public synchronized void close() {
         discord.close();
         paymentGateway.close();
-        connectorsByDatabase.values().forEach(connector -> runQuietly(() -> connect.delete(connector)));
-        closeQuietly(connect);
+        if (connect != null) {
+            connectorsByDatabase.values().forEach(connector -> runQuietly(() -> connect.delete(connector)));
+            closeQuietly(connect);
+        }
         connectorsByDatabase.keySet().forEach(database -> runQuietly(() -> postgres.dropReplicationState(database)));
         connectorsByDatabase.clear();
         closeQuietly(kafka);
         closeQuietly(postgres);
         deleteRecursively(workDir);
+    }
+
+    /** When the Connect worker starts: with the stack, or when first needed. */
+    enum ConnectStart {
+        EAGER,
+        ON_DEMAND;
+
+        static ConnectStart of(String propertyValue) {
+            return switch (propertyValue) {
+                case "eager" -> EAGER;
+                case "on-demand" -> ON_DEMAND;
+                default -> throw new IllegalArgumentException(CONNECT_START_PROPERTY + " is 'eager' or 'on-demand', not '" + propertyValue + "'");
+            };
+        }
     }
 
     private static Path createWorkDir() {
