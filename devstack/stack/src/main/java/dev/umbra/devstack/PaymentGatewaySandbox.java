@@ -271,6 +271,12 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         faults.failuresAfterCharge.set(count < 0 ? Integer.MAX_VALUE : count);
     }
 
+    /** As {@link #failAfterCharge}, until {@link #recover()}, for the charges of this customer's billing keys only. */
+    public void failAfterChargeOf(String customerKey, int status) {
+        faults.httpStatus.set(status);
+        faults.failingAfterCharge.add(customerKey);
+    }
+
     /** From now on, this share of API calls (0..1) answers {@code status} and changes nothing. */
     public void failRatio(double ratio, int status) {
         faults.httpStatus.set(status);
@@ -468,7 +474,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         if (faults.take(faults.lateAnswers)) {
             sleep(faults.lateAnswerDelay.get());
         }
-        if (faults.take(faults.failuresAfterCharge)) {
+        if (faults.failingAfterCharge.contains(customerKey) || faults.take(faults.failuresAfterCharge)) {
             respond(exchange, faults.httpStatus.get(), error("FAILED_INTERNAL_SYSTEM_PROCESSING", "an error after the charge was made"));
             return;
         }
@@ -769,6 +775,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicInteger lateCallbacks = new AtomicInteger();
         final AtomicReference<Duration> callbackDelay = new AtomicReference<>(Duration.ZERO);
         final Set<String> declinedCustomers = ConcurrentHashMap.newKeySet();
+        final Set<String> failingAfterCharge = ConcurrentHashMap.newKeySet();
         final AtomicReference<Latency> latency = new AtomicReference<>();
         final AtomicReference<Latency> lookupLatency = new AtomicReference<>();
 
@@ -786,6 +793,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
                     .forEach(counter -> counter.set(0));
             failureRatio.set(0.0);
             declinedCustomers.clear();
+            failingAfterCharge.clear();
             latency.set(null);
             lookupLatency.set(null);
         }

@@ -131,9 +131,10 @@ class RenewalsIT extends PayingUserTest {
     void aRenewalTheGatewayCarriedOutWhileAnsweringThatItDidNothingIsSentAgainAsTheSameChargeAndPaidOnce() throws Throwable {
         UUID id = active();
         clock.advance(Duration.ofDays(32));
-        // the gateway takes the money, then answers 500 (its contract's "nothing was done") to every try, and calls nobody back
+        // the gateway takes the money, then answers 500 (its contract's "nothing was done") to every try, and calls nobody back;
+        // this test's user only: earlier tests' subscriptions fall due under the moved clock too
         gateway.loseCallbacks(Integer.MAX_VALUE);
-        gateway.failAfterCharge(-1, 500);
+        gateway.failAfterChargeOf(user.toString(), 500);
         drain();
         assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isZero();
         assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).hasSize(2);
