@@ -2,6 +2,7 @@ package dev.umbra.devstack;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -250,20 +251,36 @@ public final class Devstack implements AutoCloseable {
     }
 
     /** Stacks whose JVM died without closing them (kill -9): stop their servers and delete their folders. */
-    private static void removeAbandonedStacks() {
+    static void removeAbandonedStacks() {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
         try (Stream<Path> dirs = Files.list(tmp)) {
             dirs.filter(dir -> dir.getFileName().toString().startsWith(WORK_DIR_PREFIX))
                     .filter(Devstack::abandoned)
                     .forEach(dir -> {
                         ProcessHandle.allProcesses()
-                                .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(dir.toString())).orElse(false))
+                                .filter(process -> commandLineMentions(process, dir.toString()))
                                 .forEach(ProcessHandle::destroyForcibly);
                         deleteRecursively(dir);
                     });
         } catch (IOException e) {
             LOG.warning("cannot look for abandoned stacks: " + e.getMessage());
         }
+    }
+
+    /**
+     * Read from /proc where there is one: for a command line longer than a page (Kafka's and Connect's classpaths) the
+     * JDK's {@code ProcessHandle.Info} gives no arguments and a command line cut at 4 KiB, before the stack's folder.
+     */
+    static boolean commandLineMentions(ProcessHandle process, String text) {
+        Path cmdline = Path.of("/proc", Long.toString(process.pid()), "cmdline");
+        if (Files.isDirectory(cmdline.getParent().getParent())) {
+            try {
+                return new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).contains(text);
+            } catch (IOException | SecurityException e) {
+                return false; // gone meanwhile, or not ours to read
+            }
+        }
+        return process.info().commandLine().map(line -> line.contains(text)).orElse(false);
     }
 
     private static boolean abandoned(Path dir) {
