@@ -182,6 +182,32 @@ class InboxIT {
     }
 
     /**
+     * A record that failed once by its own fault and then loses races (a unique key another transaction wrote first):
+     * the races pass once their winners have committed and count as none of its attempts, so it is applied, not
+     * dead-lettered after the attempts its first failure started.
+     */
+    @Test
+    void aRecordThatFailedOnceAndThenLosesRacesIsAppliedNotDeadLettered() {
+        int partition = 0;
+        List<UUID> good = TestEvents.ids(20);
+        UUID unlucky = UUID.randomUUID();
+        String unluckyGuild = guildOnPartition(partition, "93");
+        List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < good.size(); i++) {
+            records.add(Handling.ONE_AT_A_TIME.record(guildOnPartition(partition, "00"), good.get(i)));
+            if (i == 5) {
+                records.add(Handling.ONE_AT_A_TIME.record(unluckyGuild, unlucky));
+            }
+        }
+        KafkaProbe.produceAll(records);
+
+        await().atMost(PATIENCE).until(() -> applications(db, good) == good.size());
+        assertThat(applications(db, List.of(unlucky))).as("applied once its races passed").isEqualTo(1);
+        assertThat(claims(db, List.of(unlucky))).isEqualTo(1);
+        assertThat(consumer.attemptsFor(unluckyGuild)).isEqualTo(5);
+    }
+
+    /**
      * A record that the dead letter's headers make larger than Kafka takes (here: its dead-letter topic takes
      * 64 KiB) goes to the dead-letter topic without its value, marked so, instead of being sent again for ever
      * while the records behind it wait.

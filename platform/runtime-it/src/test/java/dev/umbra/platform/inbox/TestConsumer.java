@@ -19,7 +19,8 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 /**
  * A consumer as a service would write one, whose handlers misbehave on purpose according to the
  * guild id's last two digits: 99 is rejected, 98 fails every time, 97 breaks a unique key every time
- * (it claims its event a second time), 94 fails on JSON that does not parse, 96 hangs until {@link #release()}.
+ * (it claims its event a second time), 94 fails on JSON that does not parse, 96 hangs until {@link #release()},
+ * 93 fails once, then breaks the unique key three times (as lost races do), then applies.
  * Any other guild is recorded in {@code applied_event}. BotInstalled has a handler of one event,
  * BotKicked a handler of runs of events ({@link BatchEventHandler}) that behaves the same per event.
  */
@@ -78,9 +79,12 @@ public class TestConsumer {
         return switch (guildId.substring(guildId.length() - 2)) {
             case "99" -> Uni.createFrom().failure(new RejectedEventException("guild " + guildId + " is refused"));
             case "98" -> Uni.createFrom().failure(new IllegalStateException("guild " + guildId + " always fails"));
-            case "97" -> Panache.getSession().chain(session -> session
-                    .createNativeQuery("insert into processed_event select * from processed_event where consumer = ?1 and event_id = ?2")
-                    .setParameter(1, NAME).setParameter(2, eventId).executeUpdate()).replaceWithVoid();
+            case "97" -> claimAgain(eventId);
+            case "93" -> switch (attemptsFor(guildId)) {
+                case 1 -> Uni.createFrom().failure(new IllegalStateException("guild " + guildId + " fails once"));
+                case 2, 3, 4 -> claimAgain(eventId);
+                default -> record(eventId, guildId);
+            };
             case "94" -> Uni.createFrom().failure(new UncheckedIOException(new JsonParseException(null, "guild " + guildId + ": not JSON")));
             // a stage of its own per attempt: the timeout cancels it, not the release itself. The release
             // completes on the test's thread; like any client's callback, the handler comes back to its context.
@@ -92,6 +96,12 @@ public class TestConsumer {
             }
             default -> record(eventId, guildId);
         };
+    }
+
+    private static Uni<Void> claimAgain(UUID eventId) {
+        return Panache.getSession().chain(session -> session
+                .createNativeQuery("insert into processed_event select * from processed_event where consumer = ?1 and event_id = ?2")
+                .setParameter(1, NAME).setParameter(2, eventId).executeUpdate()).replaceWithVoid();
     }
 
     private static Uni<Void> record(UUID eventId, String guildId) {

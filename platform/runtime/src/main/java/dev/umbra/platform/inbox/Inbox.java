@@ -233,7 +233,8 @@ public class Inbox {
          * @param failures          deterministic failures of a single record so far
          * @param afterFailedRun    null: runs of a {@link BatchEventHandler}'s records are applied together.
          *                          Otherwise every record on its own, after a run failed
-         * @param lostRaces         races lost in a row so far; an infrastructure fault between two starts the count anew
+         * @param lostRaces         races lost in a row so far; an infrastructure fault between two starts the count anew, and a
+         *                          record blamed for its races keeps its count, so that its next race is blamed at once
          */
         private Uni<Void> attempt(List<Item> items, int transientFailures, int failures, FailedRun afterFailedRun, int lostRaces) {
             boolean together = afterFailedRun == null;
@@ -264,8 +265,8 @@ public class Inbox {
                                     : afterFailedRun;
                             return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next, 0));
                         }
-                        boolean blamed = items.size() == 1 && failures > 0 || lostRaces + 1 >= CONFLICTS_BEFORE_BLAME;
-                        if (StorageFaults.lostRace(cause) && !blamed) {
+                        boolean lostRace = StorageFaults.lostRace(cause);
+                        if (lostRace && lostRaces + 1 < CONFLICTS_BEFORE_BLAME) {
                             // Another transaction (another partition, another channel) wrote the same rows first and
                             // ours rolled back whole: run again, and the handler finds what the winner wrote.
                             metrics.failedAttempt(consumer, culprit.eventType(), InboxMetrics.Fault.CONFLICT);
@@ -293,19 +294,20 @@ public class Inbox {
                                         rootMessage(cause));
                             }
                             // a culprit of a run that failed by its records has been tried once already, in the run
-                            return split(items, failed.index, afterFailedRun != null && afterFailedRun.blamed().contains(culprit) ? 1 : 0);
+                            return split(items, failed.index, afterFailedRun != null && afterFailedRun.blamed().contains(culprit) ? 1 : 0,
+                                    lostRace ? lostRaces + 1 : 0);
                         }
                         if (cause instanceof RejectedEventException || failures + 1 >= config.maxAttempts()) {
                             return deadLetter(culprit, cause);
                         }
                         LOG.warnf(cause, "%s failed to apply %s at %s (attempt %d of %d)", consumer, culprit.eventType(),
                                 culprit.position(), failures + 1, config.maxAttempts());
-                        return pause(failures).chain(() -> attempt(items, 0, failures + 1));
+                        return pause(failures).chain(() -> attempt(items, 0, failures + 1, null, lostRace ? lostRaces + 1 : 0));
                     });
         }
 
         /** Applies the records before the culprit, then the culprit on its own, then the rest. */
-        private Uni<Void> split(List<Item> items, int culprit, int earlierFailures) {
+        private Uni<Void> split(List<Item> items, int culprit, int earlierFailures, int culpritsLostRaces) {
             if (culprit < 0) {
                 Uni<Void> oneByOne = Uni.createFrom().voidItem();
                 for (Item item : items) {
@@ -316,7 +318,7 @@ public class Inbox {
             List<Item> before = items.subList(0, culprit);
             List<Item> after = items.subList(culprit + 1, items.size());
             return (before.isEmpty() ? Uni.createFrom().voidItem() : attempt(before, 0, 0))
-                    .chain(() -> attempt(List.of(items.get(culprit)), 0, 1 + earlierFailures))
+                    .chain(() -> attempt(List.of(items.get(culprit)), 0, 1 + earlierFailures, null, culpritsLostRaces))
                     .chain(() -> after.isEmpty() ? Uni.createFrom().voidItem() : attempt(after, 0, 0));
         }
 
