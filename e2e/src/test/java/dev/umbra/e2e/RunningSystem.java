@@ -25,8 +25,9 @@ final class RunningSystem {
     private static final LogLines.Expectation STARTING_TOGETHER = new LogLines.Expectation(
             "io.quarkus.reactive.datasource.runtime.ReactiveDatasourceHealthCheck", "WARN", "Timeout waiting for connection");
 
-    /** How far each service's log has been checked. */
+    /** How far each service's log, and PostgreSQL's, has been checked. */
     private static final Map<String, Long> CHECKED = new HashMap<>();
+    private static final String POSTGRESQL = "postgresql";
 
     private static LocalSystem system;
 
@@ -46,7 +47,8 @@ final class RunningSystem {
     /**
      * No service wrote an ERROR, or a WARN none of {@code expected} declares, since the last check (a test
      * class's faults are declared by that class and are not the next one's): the log check of the services
-     * as they ship (full logger names, see ServiceProcess).
+     * as they ship (full logger names, see ServiceProcess). Nor did PostgreSQL refuse a statement, but for lost
+     * races and what {@code expected} declares under {@link LogLines#POSTGRESQL}.
      */
     static synchronized void assertCleanLogs(LogLines.Expectation... expected) {
         List<LogLines.Expectation> allowed = new ArrayList<>(List.of(expected));
@@ -58,6 +60,11 @@ final class RunningSystem {
                     .forEach(line -> unexpected.add(service.name() + ": " + line));
             CHECKED.put(service.name(), mark);
         }
-        assertThat(unexpected).as("WARN/ERROR lines in the services' logs").isEmpty();
+        Path serverLog = Devstack.shared().workDir().resolve("postgres.log");
+        long mark = LogLines.mark(serverLog);
+        LogLines.unexpectedInServerLog(serverLog, CHECKED.getOrDefault(POSTGRESQL, 0L), allowed)
+                .forEach(line -> unexpected.add("PostgreSQL: " + line));
+        CHECKED.put(POSTGRESQL, mark);
+        assertThat(unexpected).as("WARN/ERROR lines in the services' logs and ERROR/FATAL lines in PostgreSQL's").isEmpty();
     }
 }

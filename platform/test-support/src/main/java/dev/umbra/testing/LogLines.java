@@ -42,6 +42,22 @@ public final class LogLines {
             // Platform migrations run out of order on purpose (platform README, "migrations"); Flyway says so at every start.
             new Expectation("org.flywaydb.core.internal.command.DbMigrate", "WARN", "outOfOrder mode is active"));
 
+    /** The category PostgreSQL's server log lines are read under, for expectations of them. */
+    public static final String POSTGRESQL = "postgresql";
+
+    /**
+     * What PostgreSQL logs while the services work as they should: a transaction that lost a race on a key or to a
+     * concurrent one is rolled back and run again by the service (the server logs the statement that lost); a client
+     * that asks before the server is ready (devstack's probe while it starts) tries again.
+     */
+    private static final List<Expectation> POSTGRESQL_ALWAYS = List.of(
+            new Expectation(POSTGRESQL, "ERROR", "^duplicate key value violates unique constraint"),
+            new Expectation(POSTGRESQL, "ERROR", "^could not serialize access|^deadlock detected"),
+            new Expectation(POSTGRESQL, "FATAL", "^the database system is starting up"));
+
+    /** {@code log_line_prefix} '%m [%p] ': time with zone, process id. */
+    private static final Pattern SERVER_LINE = Pattern.compile("^\\d{4}-\\d\\d-\\d\\d \\S+ \\S+ \\[\\d+\\] (ERROR|FATAL|PANIC): +(.*)$");
+
     // Libraries that log through java.util.logging (the OpenTelemetry exporter) print its level names, WARNING and SEVERE.
     private static final Pattern LINE = Pattern.compile("^\\S+ (WARN|WARNING|ERROR|SEVERE) +\\[([^\\]]+)\\] (.*)$");
 
@@ -83,6 +99,26 @@ public final class LogLines {
             boolean guarded = GUARDED.stream().anyMatch(line.category()::startsWith);
             boolean known = ALWAYS.stream().anyMatch(e -> e.matches(line)) || expected.stream().anyMatch(e -> e.matches(line));
             if (guarded && !known) {
+                unexpected.add(line);
+            }
+        }
+        return unexpected;
+    }
+
+    /**
+     * ERROR, FATAL and PANIC lines of a PostgreSQL server log written since {@code mark} that match no expectation
+     * (category {@link #POSTGRESQL}): a statement the server refused is a bug even when a retry hides it from the
+     * services' logs.
+     */
+    public static List<Line> unexpectedInServerLog(Path log, long mark, List<Expectation> expected) {
+        List<Line> unexpected = new ArrayList<>();
+        for (String text : linesSince(log, mark)) {
+            Matcher match = SERVER_LINE.matcher(text);
+            if (!match.matches()) {
+                continue;
+            }
+            Line line = new Line(match.group(1), POSTGRESQL, match.group(2));
+            if (POSTGRESQL_ALWAYS.stream().noneMatch(e -> e.matches(line)) && expected.stream().noneMatch(e -> e.matches(line))) {
                 unexpected.add(line);
             }
         }

@@ -87,11 +87,12 @@ public final class WorkQueue {
     /**
      * $4 cast alike where it is used twice: PostgreSQL would deduce varchar for one use and text for the
      * other and refuse to prepare it (an ERROR in its log each time; Vert.x then prepared it again with types of its own).
+     * $8 cast for the same reason: a parameter that is a CASE's only result is deduced as text, which the column refuses.
      */
     private static final String RECORD = """
             update work_item
             set status = cast($4 as varchar), attempts = $5, failures = $10, due_at = coalesce($6, due_at), last_error = $7,
-                lease_until = null, lease_token = null, finished_at = case when cast($4 as varchar) in ('done', 'dead') then $8 end,
+                lease_until = null, lease_token = null, finished_at = case when cast($4 as varchar) in ('done', 'dead') then cast($8 as timestamptz) end,
                 try_started = false, abandoned_claims = case when $9 then 0 else abandoned_claims end, ready_at = coalesce($11, ready_at)
             where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
     private static final String BACKLOG = """
