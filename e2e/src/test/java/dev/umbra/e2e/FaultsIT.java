@@ -109,7 +109,10 @@ class FaultsIT {
         new LogLines.Expectation("dev.umbra.platform.storage.DatabaseGuards", "WARN", "circuit opened"),
         new LogLines.Expectation("dev.umbra.platform.web.ProblemMappers", "WARN", "database unavailable"),
         new LogLines.Expectation("dev.umbra.platform.inbox.Inbox", "WARN", "waits at"),
-        new LogLines.Expectation("dev.umbra.platform.workqueue.WorkQueues", "WARN", "round failed")};
+        new LogLines.Expectation("dev.umbra.platform.workqueue.WorkQueues", "WARN", "round failed"),
+        // the server's own account of its restart: the sessions it ended, the connections it refused meanwhile
+        new LogLines.Expectation(LogLines.POSTGRESQL, "FATAL",
+                "^terminating connection due to administrator command|^the database system is shutting down")};
 
     @AfterAll
     static void logsAreClean() {

@@ -6,11 +6,16 @@ import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.LocalSystem;
 import dev.umbra.devstack.ServiceProcess;
 import dev.umbra.testing.LogLines;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The five packaged services as processes against devstack, started once for every end-to-end class
@@ -51,6 +56,7 @@ final class RunningSystem {
      * races and what {@code expected} declares under {@link LogLines#POSTGRESQL}.
      */
     static synchronized void assertCleanLogs(LogLines.Expectation... expected) {
+        keepLogs();
         List<LogLines.Expectation> allowed = new ArrayList<>(List.of(expected));
         allowed.add(STARTING_TOGETHER);
         List<String> unexpected = new ArrayList<>();
@@ -66,5 +72,21 @@ final class RunningSystem {
                 .forEach(line -> unexpected.add("PostgreSQL: " + line));
         CHECKED.put(POSTGRESQL, mark);
         assertThat(unexpected).as("WARN/ERROR lines in the services' logs and ERROR/FATAL lines in PostgreSQL's").isEmpty();
+    }
+
+    /**
+     * The services' and the servers' logs as they are now, copied to {@code target/e2e-logs}: devstack deletes its
+     * folder when the JVM exits, and a scenario that failed is explained by them.
+     */
+    private static void keepLogs() {
+        Path kept = Path.of("target", "e2e-logs");
+        try (Stream<Path> logs = Files.list(Devstack.shared().workDir())) {
+            Files.createDirectories(kept);
+            for (Path log : logs.filter(file -> file.getFileName().toString().endsWith(".log")).toList()) {
+                Files.copy(log, kept.resolve(log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }
