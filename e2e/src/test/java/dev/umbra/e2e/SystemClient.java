@@ -151,13 +151,18 @@ final class SystemClient {
      * arrived within 10 s is taken to be one that never will (a fault scenario's), and the clock moves anyway.
      */
     void advanceBillingClockOnceChargesArrived(Duration by) {
+        awaitChargesArrived();
+        advanceBillingClock(by);
+    }
+
+    /** Until every payment billing has under way (any replica's) has its charge at the gateway, for at most 10 s. */
+    void awaitChargesArrived() {
         Database billing = Database.of("billing");
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (System.nanoTime() < deadline && !billing.rows("select order_id from payment where status = 'IN_PROGRESS'").stream()
                 .allMatch(row -> !gateway().chargesOf(row.get(0)).isEmpty())) {
             pause(Duration.ofMillis(100));
         }
-        advanceBillingClock(by);
     }
 
     void advanceBillingClock(Duration by) {

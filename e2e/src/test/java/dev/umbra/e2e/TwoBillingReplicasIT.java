@@ -94,6 +94,7 @@ class TwoBillingReplicasIT {
         for (int i = 0; i < SUBSCRIPTIONS; i++) {
             paying.add(subscribe(replicas.get(i % 2), guilds.get(i)));
         }
+        umbra.awaitChargesArrived();
         gateway.charges().stream().filter(c -> c.status() == Status.IN_PROGRESS).forEach(c -> gateway.settle(c.paymentKey(), Status.DONE));
         // what no callback settled, the reconciliation of one replica or the other does once the clocks have moved on
         await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(2)).until(() -> {
@@ -153,8 +154,13 @@ class TwoBillingReplicasIT {
         return new Paying(guild, user, UUID.fromString(subscription));
     }
 
-    /** Moves the clock of each replica by the same amount: a deployment's replicas share the one time. */
-    private static void advanceBothClocks(List<String> replicas, Duration by) {
+    /**
+     * Moves the clock of each replica by the same amount: a deployment's replicas share the one time. Only once the
+     * charges under way have reached the gateway ({@link SystemClient#advanceBillingClockOnceChargesArrived} says why:
+     * a charge the gateway got late, after a jump, was failed as one that never arrived and then given back).
+     */
+    private void advanceBothClocks(List<String> replicas, Duration by) {
+        umbra.awaitChargesArrived();
         replicas.forEach(replica -> advance(replica, by));
     }
 
