@@ -66,7 +66,7 @@ final class RunningSystem {
                     .forEach(line -> unexpected.add(service.name() + ": " + line));
             CHECKED.put(service.name(), mark);
         }
-        Path serverLog = Devstack.shared().workDir().resolve("postgres.log");
+        Path serverLog = Devstack.shared().postgres().log();
         long mark = LogLines.mark(serverLog);
         LogLines.unexpectedInServerLog(serverLog, CHECKED.getOrDefault(POSTGRESQL, 0L), allowed)
                 .forEach(line -> unexpected.add("PostgreSQL: " + line));

@@ -7,6 +7,8 @@ import dev.umbra.devstack.Devstack;
 import dev.umbra.devstack.PostgresServer;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.SchemaMigrations;
+import dev.umbra.testing.ExpectedLog;
+import dev.umbra.testing.LogLines;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * nothing reads was dropped (V9) — holding stored events, an attribution, an event in the default partition and a replay
  * half done, upgraded as the next release's start would. Flyway alone, no Quarkus.
  */
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^the audit log is append-only")
 class SchemaUpgradeIT {
 
     private static final String DATABASE = "audit_upgrade";

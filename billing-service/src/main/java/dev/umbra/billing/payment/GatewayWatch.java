@@ -37,8 +37,15 @@ public abstract class GatewayWatch extends PanacheEntityBase {
     @Version
     public long version;
 
-    /** Looked at once more without a conclusion: the next look waits twice as long as the last, up to {@code longest}. */
+    /**
+     * Looked at once more without a conclusion: the next look waits twice as long as the last, up to {@code longest}.
+     * A look that finds the next one already scheduled after {@code at} changes nothing: another run (a replica whose
+     * lease overlapped this one's) looked since this run found the watch due, and one look may double the wait once.
+     */
     public void lookAgain(String found, Instant at, Duration first, Duration longest) {
+        if (nextLookAt != null && nextLookAt.isAfter(at)) {
+            return;
+        }
         Duration wait = first.multipliedBy(1L << Math.min(looks, 20));
         lookAt(found, at.plus(wait.compareTo(longest) > 0 ? longest : wait));
     }

@@ -26,6 +26,7 @@ public final class PostgresServer implements AutoCloseable {
 
     static final String USER = "umbra";
     private static final String UNPRIVILEGED_USER = "nobody";
+    private static final String LOG = "postgres.log";
 
     private final Path workDir;
     private final Path dataDir;
@@ -46,7 +47,7 @@ public final class PostgresServer implements AutoCloseable {
         Path binDir = findBinaries();
         Path dataDir = workDir.resolve("postgres");
         Path passwordFile = workDir.resolve("pg-password");
-        Path log = workDir.resolve("postgres.log");
+        Path log = workDir.resolve(LOG);
         try {
             Files.createDirectories(dataDir);
             Files.deleteIfExists(passwordFile);
@@ -82,7 +83,7 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     private void launch() {
-        process = ChildProcess.start("postgres", command, workDir, workDir.resolve("postgres.log"), Map.of());
+        process = ChildProcess.start("postgres", command, workDir, log(), Map.of());
         Await.until("postgres on port " + port, Duration.ofSeconds(30), process, this::acceptsConnections);
     }
 
@@ -97,6 +98,11 @@ public final class PostgresServer implements AutoCloseable {
     /** Starts a stopped server again; returns once it accepts connections. */
     public void restart() {
         launch();
+    }
+
+    /** The server's log ({@code log_line_prefix} '%m [%p] '), kept across restarts. */
+    public Path log() {
+        return workDir.resolve(LOG);
     }
 
     public String host() {

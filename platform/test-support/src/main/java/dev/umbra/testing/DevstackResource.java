@@ -47,6 +47,7 @@ public class DevstackResource implements QuarkusTestResourceLifecycleManager {
     @Override
     public Map<String, String> start() {
         Devstack stack = Devstack.shared();
+        System.setProperty(LogGuard.SERVER_LOG_PROPERTY, stack.postgres().log().toString());
         stack.postgres().createDatabase(database);
         Map<String, String> config = new LinkedHashMap<>(stack.serviceConfig(database));
         postgresProxy = TcpProxy.to(stack.postgres().host(), stack.postgres().port());

@@ -8,7 +8,8 @@ import java.lang.annotation.Target;
 
 /**
  * A WARN (or ERROR) line this test class provokes on purpose, such as the circuit opening while it
- * cuts the database. Anything else at those levels fails the class: see {@link LogGuard}.
+ * cuts the database; or, under category {@link LogLines#POSTGRESQL}, an ERROR or FATAL line of PostgreSQL's
+ * (a connection the test terminates). Anything else at those levels fails the class: see {@link LogGuard}.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -18,7 +19,7 @@ public @interface ExpectedLog {
     /** The logger category, or a prefix of it. */
     String category();
 
-    /** WARN or ERROR. */
+    /** WARN or ERROR (PostgreSQL's: ERROR, FATAL or PANIC). */
     String level() default "WARN";
 
     /** A regular expression found in the message. */

@@ -66,7 +66,7 @@ public class RestoreWorker implements WorkHandler {
     }
 
     /** The restore cannot be done whatever the tries (its snapshot is gone). */
-    private static final class Impossible extends RuntimeException {
+    static final class Impossible extends RuntimeException {
         Impossible(String message) {
             super(message, null, false, false);
         }
@@ -131,7 +131,7 @@ public class RestoreWorker implements WorkHandler {
         }
         return Panache.withSession(() -> RestoreJob.<RestoreJob>findById(jobId))
                 .chain(job -> job == null || job.status.finished() ? Uni.createFrom().item(Outcome.done())
-                        : fail(item, jobId, reason).replaceWith(Outcome.poison(reason)))
+                        : fail(item, jobId, reason, reason).replaceWith(Outcome.poison(reason)))
                 .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null));
     }
 
@@ -256,8 +256,7 @@ public class RestoreWorker implements WorkHandler {
         int tries = item.attempts() + 1;
         boolean hopeless = error instanceof DiscordRejection || error instanceof Impossible;
         if (hopeless || tries >= settings.maxAttempts()) {
-            String summary = (hopeless ? "" : "gave up after " + tries + " tries: ") + error.getMessage();
-            return fail(item, jobId, summary).replaceWith(Outcome.done())
+            return fail(item, jobId, failureSummary(error, tries, hopeless), error.toString()).replaceWith(Outcome.done())
                     .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null));
         }
         if (error instanceof DiscordFault fault) {
@@ -274,7 +273,25 @@ public class RestoreWorker implements WorkHandler {
         return Uni.createFrom().item(Outcome.failed(error.toString()));
     }
 
-    private Uni<Void> fail(WorkItem item, UUID jobId, String summary) {
+    /**
+     * What the guild's owner is told (the job's error, RestoreFailed and the notification it becomes): our own account
+     * of the failure, never an unexpected exception's text, which may quote the database's statements and values.
+     */
+    static String failureSummary(Throwable error, int tries, boolean hopeless) {
+        String what;
+        if (error instanceof DiscordRejection || error instanceof DiscordFault || error instanceof Impossible) {
+            what = error.getMessage();
+        } else if (error instanceof CircuitBreakerOpenException) {
+            what = "Discord's circuit was open";
+        } else if (StorageFaults.isTransient(error)) {
+            what = "the database was unavailable";
+        } else {
+            what = "an unexpected error (the recovery service's log has it)";
+        }
+        return hopeless ? what : "gave up after " + tries + " tries: " + what;
+    }
+
+    private Uni<Void> fail(WorkItem item, UUID jobId, String summary, String lastError) {
         return inLease(item, () -> RestoreJob.<RestoreJob>findById(jobId).chain(job -> {
             if (job.status.finished()) {
                 return Uni.createFrom().voidItem();
@@ -282,7 +299,7 @@ public class RestoreWorker implements WorkHandler {
             job.status = RestoreStatus.FAILED;
             job.finishedAt = clock.instant();
             job.error = summary;
-            LOG.infof("restore %s of guild %s failed: %s", job.id, job.guildId, summary);
+            LOG.infof("restore %s of guild %s failed: %s (last error: %s)", job.id, job.guildId, summary, lastError);
             return outbox.publish(new RestoreFailed(job.id, summary)).replaceWithVoid();
         }));
     }

@@ -22,6 +22,8 @@ import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.ExpectedLog;
+import dev.umbra.testing.LogLines;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResourceManager;
@@ -46,6 +48,7 @@ import org.junit.jupiter.api.Test;
 /** Every event of every topic into the audit log: once each, attributed to its guild in any order, masked. */
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^the audit log is append-only")
 class IngestIT {
 
     @InjectDevstack

@@ -14,6 +14,7 @@ import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
+import dev.umbra.testing.LogLines;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -36,6 +37,8 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 @ExpectedLog(category = "dev.umbra.audit.retention.AuditRetention", message = "poisoned row")
 @ExpectedLog(category = "dev.umbra.audit.retention.AuditRetention", message = "canceling statement due to (statement|lock) timeout")
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^poisoned row$")
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^canceling statement due to lock timeout")
 class RetentionIT {
 
     @InjectDevstack

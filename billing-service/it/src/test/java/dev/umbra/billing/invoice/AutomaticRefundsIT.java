@@ -21,6 +21,7 @@ import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
+import dev.umbra.testing.LogLines;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.Test;
 // the gateway played unreachable: its guard reports each retry
 @ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^injected fault$")
 class AutomaticRefundsIT extends PayingUserTest {
 
     @Inject

@@ -24,6 +24,7 @@ import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
+import dev.umbra.testing.LogLines;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.Test;
 // the database fault played after the gateway gave the money back: 503, reconciled later
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^injected fault$")
 class RefundsIT extends PayingUserTest {
 
     @Inject

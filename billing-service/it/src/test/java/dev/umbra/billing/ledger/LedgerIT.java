@@ -28,6 +28,7 @@ import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
+import dev.umbra.testing.LogLines;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -53,6 +54,8 @@ import org.junit.jupiter.api.Test;
 // the database fault played on purpose while a correction is written: 503, nothing stored
 @ExpectedLog(category = "dev.umbra.platform.web.ProblemMappers", message = "database unavailable")
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^ledger_entry is append-only")
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^injected fault$")
 class LedgerIT extends PayingUserTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -16,6 +16,7 @@ import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.LogLines;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
 // the amount-mismatch case is played on purpose: the settlement says the charge is to be given back
 @ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "to be given back")
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^injected fault$")
 class PaymentReconciliationIT extends SandboxCallingBack {
 
     /** Older than the test profile's settle-after (1 s): the job looks at it. */

@@ -18,6 +18,7 @@ import dev.umbra.platform.workqueue.PagedRun;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.LogLines;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.Test;
 @ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "to be given back")
 @ExpectedLog(category = "dev.umbra.billing.payment.StrayChargeReturns", message = "refused to give back")
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^injected fault$")
 class StrayChargeReturnsIT extends SandboxCallingBack {
 
     private static final Duration SETTLED_AFTER = Duration.ofSeconds(5);

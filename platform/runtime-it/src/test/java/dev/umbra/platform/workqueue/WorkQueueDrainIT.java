@@ -7,6 +7,7 @@ import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.InjectDevstack;
+import dev.umbra.testing.LogLines;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @ExpectedLog(category = "dev.umbra.platform.workqueue.WorkQueue", message = "item deadly is (dead|not tried again)")
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "inbox_test"))
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^too many connections for now$")
 class WorkQueueDrainIT {
 
     @InjectDevstack
