@@ -10,6 +10,7 @@ import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.e2e.SystemClient.Subscribed;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
+import dev.umbra.testing.Tokens;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -53,6 +54,9 @@ class SubscriptionFlowsIT {
         assertThat(eventTypes(Topics.of(Aggregates.SUBSCRIPTION), paid.subscription().toString(), "SubscriptionStarted"))
                 .containsExactly("SubscriptionStarted");
         assertThat(umbra.toldTo(paid.owner())).containsOnlyOnce("Your PRO subscription is active. Thank you!");
+
+        // the token the owner paid with also reads their guild's license: one identity across the services
+        umbra.licenseAs(Tokens.person(paid.user().toString(), paid.owner()), paid.guildId()).statusCode(200).body("plan", equalTo("PRO"));
     }
 
     @Test

@@ -77,18 +77,25 @@ final class SystemClient {
         return installed;
     }
 
-    /** Flow 1 up to the first charge: the bot installed, a billing key issued, PRO subscribed (201, ACTIVE). */
+    /**
+     * Flow 1 up to the first charge: the bot installed, the guild's owner registered as a user (the bot, after Discord
+     * OAuth), a billing key issued and PRO subscribed (201, ACTIVE) with the owner's own token.
+     */
     Subscribed subscribedToPro() {
         Installed installed = installed();
         String guildId = installed.guildId();
         String owner = installed.owner();
-        UUID user = UUID.randomUUID();
+        UUID user = UUID.fromString(given().baseUri(system.url("guild")).auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .body(Map.of("discordUserId", owner))
+                .when().post("/users")
+                .then().statusCode(201).extract().path("userId"));
+        String token = Tokens.person(user.toString(), owner);
 
-        UUID billingKey = UUID.fromString(given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user.toString()))
+        UUID billingKey = UUID.fromString(given().baseUri(system.url("billing")).auth().oauth2(token)
                 .contentType(ContentType.JSON).body(Map.of("authKey", "auth-" + UUID.randomUUID()))
                 .when().post("/users/{userId}/billing-keys", user)
                 .then().statusCode(201).extract().path("id"));
-        UUID subscription = UUID.fromString(given().baseUri(system.url("billing")).auth().oauth2(Tokens.user(user.toString()))
+        UUID subscription = UUID.fromString(given().baseUri(system.url("billing")).auth().oauth2(token)
                 .contentType(ContentType.JSON)
                 .body(Map.of("guildId", guildId, "userId", user.toString(), "planCode", "PRO", "billingKeyId", billingKey.toString()))
                 .when().post("/subscriptions")
@@ -136,6 +143,11 @@ final class SystemClient {
     ValidatableResponse license(String guildId) {
         return given().baseUri(system.url("licensing")).auth().oauth2(Tokens.bot())
                 .when().get("/guilds/{id}/license", guildId).then().statusCode(200);
+    }
+
+    /** The guild's license as {@code token} may read it (a person: only a guild they own), whatever the answer. */
+    ValidatableResponse licenseAs(String token, String guildId) {
+        return given().baseUri(system.url("licensing")).auth().oauth2(token).when().get("/guilds/{id}/license", guildId).then();
     }
 
     ValidatableResponse subscription(Subscribed paid) {

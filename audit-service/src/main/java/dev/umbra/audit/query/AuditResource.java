@@ -57,7 +57,7 @@ public class AuditResource {
 
     private void requireMayRead(String guildId) {
         if (!caller.getGroups().contains(Roles.ADMIN) && guildId == null) {
-            throw new ProblemException(403, "Forbidden", "the bot reads the audit log of one guild at a time: name it with guildId");
+            throw ProblemException.forbidden("the bot reads the audit log of one guild at a time: name it with guildId");
         }
     }
 }

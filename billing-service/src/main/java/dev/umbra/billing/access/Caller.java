@@ -2,12 +2,13 @@ package dev.umbra.billing.access;
 
 import dev.umbra.platform.web.ProblemException;
 import dev.umbra.platform.web.Roles;
+import dev.umbra.platform.web.SignedInUser;
 import java.util.UUID;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
  * Who may act for a user: the bot (and, where an endpoint allows it, an operator) for anyone; a person
- * signed in only for themselves, the token's subject being their Umbra user id.
+ * signed in only for themselves ({@link SignedInUser#userId}).
  */
 public final class Caller {
 
@@ -25,7 +26,7 @@ public final class Caller {
         if (actsForAnyone(token)) {
             return true;
         }
-        return token.getGroups().contains(Roles.USER) && userId.toString().equals(token.getSubject());
+        return token.getGroups().contains(Roles.USER) && userId.toString().equals(SignedInUser.userId(token));
     }
 
     /** The bot and operators see and act for every user. */
@@ -34,6 +35,6 @@ public final class Caller {
     }
 
     public static ProblemException forbidden() {
-        return new ProblemException(403, "Forbidden", "a user acts only on their own user id");
+        return ProblemException.forbidden("a user acts only on their own user id");
     }
 }

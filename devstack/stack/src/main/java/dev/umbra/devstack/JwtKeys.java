@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -25,6 +26,8 @@ public final class JwtKeys {
     public static final String ISSUER = "https://umbra.dev/devstack";
     /** The {@code aud} every Umbra service expects: a token minted for another audience is refused. */
     public static final String AUDIENCE = "umbra-api";
+    /** The claim of a person's token that names their Discord account (the services read it as SignedInUser does). */
+    public static final String DISCORD_USER_ID = "discord_user_id";
     /**
      * The longest lifetime a service accepts ({@code smallrye.jwt.time-to-live}). A bot token can
      * open a session for any user, so none may live long; the bot fetches a fresh one instead.
@@ -66,15 +69,25 @@ public final class JwtKeys {
 
     /** An RS256 token for {@code subject} with the given roles (the {@code groups} claim), valid for {@code ttl}. */
     public String mint(String subject, List<String> roles, Duration ttl) {
+        return mint(subject, roles, Map.of(), ttl);
+    }
+
+    /** {@link #mint(String, List, Duration)} with more string claims (a person's {@code discord_user_id}). */
+    public String mint(String subject, List<String> roles, Map<String, String> claims, Duration ttl) {
         Instant now = Instant.now();
-        return mint(subject, roles, AUDIENCE, now, now.plus(ttl));
+        return mint(subject, roles, claims, AUDIENCE, now, now.plus(ttl));
     }
 
     /** A token with every time and the audience chosen (null: no {@code aud} claim), to test how services refuse bad ones. */
     public String mint(String subject, List<String> roles, String audience, Instant issuedAt, Instant expiresAt) {
+        return mint(subject, roles, Map.of(), audience, issuedAt, expiresAt);
+    }
+
+    private String mint(String subject, List<String> roles, Map<String, String> more, String audience, Instant issuedAt, Instant expiresAt) {
         String header = "{\"alg\":\"RS256\",\"typ\":\"JWT\"}";
         String claims = "{\"iss\":\"" + ISSUER + "\",\"sub\":\"" + subject + "\",\"upn\":\"" + subject + "\""
                 + (audience == null ? "" : ",\"aud\":\"" + audience + "\"")
+                + more.entrySet().stream().map(claim -> ",\"" + claim.getKey() + "\":\"" + claim.getValue() + "\"").collect(Collectors.joining())
                 + ",\"groups\":[" + roles.stream().map(r -> "\"" + r + "\"").collect(Collectors.joining(",")) + "]"
                 + ",\"iat\":" + issuedAt.getEpochSecond() + ",\"exp\":" + expiresAt.getEpochSecond()
                 + ",\"jti\":\"" + UUID.randomUUID() + "\"}";

@@ -3,6 +3,7 @@ package dev.umbra.guild.webjoin;
 import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
+import dev.umbra.platform.web.SignedInUser;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -38,7 +39,7 @@ public class WebJoinLinkResource {
     /** 403 unless the caller owns the guild; 409 if another guild has the slug. */
     @PUT
     public Uni<LinkView> claimSlug(@PathParam("guildId") @DiscordId String guildId, @Valid @NotNull SlugRequest request) {
-        return webJoin.claimSlug(guildId, request.slug(), Caller.discordId(caller))
+        return webJoin.claimSlug(guildId, request.slug(), SignedInUser.discordUserId(caller))
                 .map(link -> new LinkView(link.slug, link.guildId, link.createdAt));
     }
 }

@@ -3,6 +3,7 @@ package dev.umbra.guild.webjoin;
 import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.web.Roles;
+import dev.umbra.platform.web.SignedInUser;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.constraints.Pattern;
@@ -35,7 +36,7 @@ public class WebJoinMemberResource {
     /** 201 for a new member, 200 for someone who already joined, 404 for an unknown link. */
     @POST
     public Uni<RestResponse<MemberView>> join(@PathParam("slug") @Pattern(regexp = WebJoinLink.SLUG) String slug) {
-        String discordId = Caller.discordId(caller);
+        String discordId = SignedInUser.discordUserId(caller);
         return webJoin.join(slug, discordId)
                 // Two first joins racing: the loser finds the winner's membership and answers as a repeat.
                 .onFailure(StorageFaults::lostRace).recoverWithUni(() -> webJoin.join(slug, discordId))

@@ -36,7 +36,7 @@ public class WebJoinService {
                 return Uni.createFrom().failure(ProblemException.notFound("no guild " + guildId));
             }
             if (!callerDiscordId.equals(guild.ownerId)) {
-                return Uni.createFrom().failure(new ProblemException(403, "Forbidden", "only the guild's owner may set its web-join link"));
+                return Uni.createFrom().failure(ProblemException.forbidden("only the guild's owner may set its web-join link"));
             }
             if (guild.status != GuildStatus.INSTALLED) {
                 return Uni.createFrom().failure(ProblemException.conflict("the bot is not installed in guild " + guildId));
@@ -82,7 +82,7 @@ public class WebJoinService {
     private Uni<Void> requireWebJoin(String guildId) {
         return plans.entitlementsOf(guildId).invoke(entitlements -> {
             if (!entitlements.webJoin()) {
-                throw new ProblemException(403, "Forbidden", "the plan of guild " + guildId + " does not include web-join");
+                throw ProblemException.forbidden("the plan of guild " + guildId + " does not include web-join");
             }
         }).replaceWithVoid();
     }

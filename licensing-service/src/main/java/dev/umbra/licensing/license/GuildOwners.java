@@ -85,7 +85,7 @@ public class GuildOwners {
                 .map(NativeSelects.column(String.class))
                 .map(owners -> {
                     if (owners.isEmpty() || !Objects.equals(owners.get(0), discordUserId)) {
-                        throw new ProblemException(403, "Forbidden", "a user reads only the licenses of guilds they own");
+                        throw ProblemException.forbidden("a user reads only the licenses of guilds they own");
                     }
                     return null;
                 });

@@ -3,6 +3,7 @@ package dev.umbra.licensing.license;
 import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
+import dev.umbra.platform.web.SignedInUser;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -33,7 +34,7 @@ public class LicenseResource {
     public Uni<LicenseView> get(@PathParam("guildId") @DiscordId String guildId) {
         Uni<Void> allowed = identity.hasRole(Roles.BOT) || identity.hasRole(Roles.ADMIN)
                 ? Uni.createFrom().voidItem()
-                : owners.requireOwner(guildId, token.getSubject());
+                : owners.requireOwner(guildId, SignedInUser.discordUserId(token));
         return allowed.chain(() -> licenses.ofGuild(guildId)).map(LicenseView::of);
     }
 }

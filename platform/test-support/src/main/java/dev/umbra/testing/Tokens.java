@@ -13,7 +13,9 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /** Bearer tokens signed with devstack's key, and the bad ones a service must refuse. */
 public final class Tokens {
@@ -36,8 +38,20 @@ public final class Tokens {
         return mint("discord-bot", "bot");
     }
 
+    /** A person's token as billing reads it: the subject their Umbra user id, no Discord account named. */
     public static String user(String userId) {
         return mint(userId, "user");
+    }
+
+    /** A person's token: the subject their Umbra user id, claim {@code discord_user_id} their Discord account. */
+    public static String person(String userId, String discordUserId) {
+        return mint(List.of(userId, "user", discordUserId), () -> Devstack.shared().jwt()
+                .mint(userId, List.of("user"), Map.of(JwtKeys.DISCORD_USER_ID, discordUserId), LIFETIME));
+    }
+
+    /** {@link #person} for a test that knows only the person's Discord account (its Umbra user id derived from it). */
+    public static String discordUser(String discordUserId) {
+        return person(UUID.nameUUIDFromBytes(("discord:" + discordUserId).getBytes(StandardCharsets.UTF_8)).toString(), discordUserId);
     }
 
     public static String admin() {
@@ -48,9 +62,13 @@ public final class Tokens {
         List<String> key = new ArrayList<>();
         key.add(subject);
         key.addAll(List.of(roles));
+        return mint(key, () -> Devstack.shared().jwt().mint(subject, List.of(roles), LIFETIME));
+    }
+
+    private static String mint(List<String> key, Supplier<String> signing) {
         Instant now = Instant.now();
         return MINTED.compute(key, (k, minted) -> minted != null && now.isBefore(minted.reuseUntil()) ? minted
-                : new Minted(Devstack.shared().jwt().mint(subject, List.of(roles), LIFETIME), now.plus(LIFETIME.dividedBy(2)))).token();
+                : new Minted(signing.get(), now.plus(LIFETIME.dividedBy(2)))).token();
     }
 
     /** Requests carrying a token a service must refuse with 401, by what is wrong with it: fresh ones at each call. */

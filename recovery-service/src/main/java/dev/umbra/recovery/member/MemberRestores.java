@@ -62,7 +62,7 @@ public class MemberRestores {
     Uni<List<String>> rolesInSnapshot(String guildId, String memberId, UUID snapshotId) {
         return Panache.withSession(() -> plans.entitlementsOf(guildId).chain(entitlements -> {
                     if (!entitlements.memberRestore()) {
-                        throw new ProblemException(403, "Forbidden", "the guild's plan does not include member restore");
+                        throw ProblemException.forbidden("the guild's plan does not include member restore");
                     }
                     return snapshots.find(guildId, snapshotId);
                 }).map(snapshot -> snapshot.decoded().members().stream().filter(member -> member.id().equals(memberId)).findFirst()

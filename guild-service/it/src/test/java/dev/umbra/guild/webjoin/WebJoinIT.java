@@ -3,6 +3,7 @@ package dev.umbra.guild.webjoin;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
 import dev.umbra.events.Aggregates;
@@ -70,7 +71,7 @@ class WebJoinIT {
         String freeGuild = Snowflakes.random();
         given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + owner + "\"}")
                 .when().post("/guilds/{id}/installation", freeGuild).then().statusCode(201);
-        given().auth().oauth2(Tokens.user(owner)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug() + "\"}")
+        given().auth().oauth2(Tokens.discordUser(owner)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug() + "\"}")
                 .when().put("/guilds/{id}/web-join", freeGuild).then().statusCode(403).contentType("application/problem+json");
         assertThat(db.count("select count(*) from web_join_link where guild_id = ?", freeGuild)).isZero();
     }
@@ -143,6 +144,24 @@ class WebJoinIT {
     }
 
     @Test
+    void aTokenThatNamesNoDiscordAccountNeitherSetsTheLinkNorJoins() {
+        String slug = slug();
+        // the person's Umbra user id only (a token as billing reads it), or their Discord id as the subject with no claim
+        for (String token : List.of(Tokens.user(UUID.randomUUID().toString()), Tokens.user(owner))) {
+            given().auth().oauth2(token).contentType(ContentType.JSON).body("{\"slug\":\"" + slug + "\"}")
+                    .when().put("/guilds/{id}/web-join", guildId)
+                    .then().statusCode(403).contentType("application/problem+json").body("detail", containsString("discord_user_id"));
+        }
+        assertThat(db.count("select count(*) from web_join_link where guild_id = ?", guildId)).isZero();
+
+        claim(owner, slug).then().statusCode(200);
+        String visitor = Snowflakes.random();
+        given().auth().oauth2(Tokens.user(visitor)).when().post("/web-join/{slug}/members", slug)
+                .then().statusCode(403).contentType("application/problem+json");
+        assertThat(db.count("select count(*) from member where discord_user_id = ?", visitor)).isZero();
+    }
+
+    @Test
     void onlyTheOwnerMaySetTheLink() {
         claim(Snowflakes.random(), slug()).then().statusCode(403).contentType("application/problem+json");
         given().contentType(ContentType.JSON).body("{\"slug\":\"" + slug() + "\"}")
@@ -162,7 +181,7 @@ class WebJoinIT {
         OutboxRecords.publish(new LicenseGranted(UUID.randomUUID(), otherGuild, "PRO"), Instant.now());
         await().atMost(Duration.ofSeconds(30)).until(() -> db.count(
                 "select count(*) from license_plan where guild_id = ? and status = 'ACTIVE'", otherGuild) == 1);
-        given().auth().oauth2(Tokens.user(owner)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug + "\"}")
+        given().auth().oauth2(Tokens.discordUser(owner)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug + "\"}")
                 .when().put("/guilds/{id}/web-join", otherGuild).then().statusCode(409).contentType("application/problem+json");
         assertThat(db.count("select count(*) from web_join_link where guild_id = ?", otherGuild)).isZero();
     }
@@ -193,11 +212,11 @@ class WebJoinIT {
     }
 
     private Response claim(String caller, String slug) {
-        return given().auth().oauth2(Tokens.user(caller)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug + "\"}")
+        return given().auth().oauth2(Tokens.discordUser(caller)).contentType(ContentType.JSON).body("{\"slug\":\"" + slug + "\"}")
                 .when().put("/guilds/{id}/web-join", guildId);
     }
 
     private static Response join(String visitor, String slug) {
-        return given().auth().oauth2(Tokens.user(visitor)).when().post("/web-join/{slug}/members", slug);
+        return given().auth().oauth2(Tokens.discordUser(visitor)).when().post("/web-join/{slug}/members", slug);
     }
 }

@@ -69,7 +69,7 @@ class LicenseAccessIT {
 
     @Test
     void onlyTheBotReadsEntitlements() {
-        given().auth().oauth2(Tokens.user(Snowflakes.random())).when().get("/guilds/{id}/entitlements", Snowflakes.random())
+        given().auth().oauth2(Tokens.discordUser(Snowflakes.random())).when().get("/guilds/{id}/entitlements", Snowflakes.random())
                 .then().statusCode(403).contentType("application/problem+json").body("status", equalTo(403));
         given().auth().oauth2(Tokens.admin()).when().get("/guilds/{id}/entitlements", Snowflakes.random())
                 .then().statusCode(403).contentType("application/problem+json");
@@ -80,18 +80,20 @@ class LicenseAccessIT {
         String guildId = Snowflakes.random();
         String owner = Snowflakes.random();
         OutboxRecords.publish(new BotInstalled(guildId, owner), Instant.now());
-        await().atMost(TIMEOUT).untilAsserted(() -> readAs(Tokens.user(owner), guildId).then().statusCode(200)
+        await().atMost(TIMEOUT).untilAsserted(() -> readAs(Tokens.discordUser(owner), guildId).then().statusCode(200)
                 .body("guildId", equalTo(guildId)));
 
-        readAs(Tokens.user(Snowflakes.random()), guildId).then().statusCode(403).contentType("application/problem+json");
-        readAs(Tokens.user(owner), Snowflakes.random()).then().statusCode(403).contentType("application/problem+json");
+        readAs(Tokens.discordUser(Snowflakes.random()), guildId).then().statusCode(403).contentType("application/problem+json");
+        readAs(Tokens.discordUser(owner), Snowflakes.random()).then().statusCode(403).contentType("application/problem+json");
+        // a token that does not name the owner's Discord account in its claim: their id as its subject is not enough
+        readAs(Tokens.user(owner), guildId).then().statusCode(403).contentType("application/problem+json");
         readAs(Tokens.admin(), guildId).then().statusCode(200);
         readAs(Tokens.bot(), guildId).then().statusCode(200);
 
         String newOwner = Snowflakes.random();
         OutboxRecords.publish(new GuildOwnerChanged(guildId, owner, newOwner), Instant.now());
-        await().atMost(TIMEOUT).untilAsserted(() -> readAs(Tokens.user(newOwner), guildId).then().statusCode(200));
-        readAs(Tokens.user(owner), guildId).then().statusCode(403);
+        await().atMost(TIMEOUT).untilAsserted(() -> readAs(Tokens.discordUser(newOwner), guildId).then().statusCode(200));
+        readAs(Tokens.discordUser(owner), guildId).then().statusCode(403);
     }
 
     /**
@@ -113,8 +115,8 @@ class LicenseAccessIT {
 
         assertThat(db.text("select coalesce(changed_owner_id, first_installer_id) from guild_owner where guild_id = ?", guildId))
                 .isEqualTo(owner);
-        readAs(Tokens.user(owner), guildId).then().statusCode(200);
-        readAs(Tokens.user(installer), guildId).then().statusCode(403);
+        readAs(Tokens.discordUser(owner), guildId).then().statusCode(200);
+        readAs(Tokens.discordUser(installer), guildId).then().statusCode(403);
     }
 
     /**
@@ -135,8 +137,8 @@ class LicenseAccessIT {
         UUID marker = OutboxRecords.publish(new BotInstalled(guildId, Snowflakes.random()), now);
         inbox.awaitProcessed(marker);
 
-        readAs(Tokens.user(third), guildId).then().statusCode(200);
-        readAs(Tokens.user(second), guildId).then().statusCode(403);
+        readAs(Tokens.discordUser(third), guildId).then().statusCode(200);
+        readAs(Tokens.discordUser(second), guildId).then().statusCode(403);
     }
 
     /** Many guilds at once, across partitions: each ends with its own owner and nobody else's. */
@@ -167,7 +169,7 @@ class LicenseAccessIT {
         for (int i = 0; i < guilds; i++) {
             assertThat(db.text("select changed_owner_id from guild_owner where guild_id = ?", ids.get(i))).isEqualTo(owners.get(i));
         }
-        readAs(Tokens.user(owners.get(0)), ids.get(1)).then().statusCode(403);
+        readAs(Tokens.discordUser(owners.get(0)), ids.get(1)).then().statusCode(403);
     }
 
     private static io.restassured.response.Response readAs(String token, String guildId) {

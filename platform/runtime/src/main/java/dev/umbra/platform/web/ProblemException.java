@@ -16,6 +16,10 @@ public class ProblemException extends RuntimeException {
         return new ProblemException(404, "Not Found", detail);
     }
 
+    public static ProblemException forbidden(String detail) {
+        return new ProblemException(403, "Forbidden", detail);
+    }
+
     public static ProblemException conflict(String detail) {
         return new ProblemException(409, "Conflict", detail);
     }
