@@ -36,7 +36,8 @@ import java.util.UUID;
  * @param pendingPlanCode a downgrade that takes effect with the next paid period
  * @param failedAttempts failed charges of {@code duePeriod} so far
  * @param nextAttemptAt  when dunning tries {@code duePeriod} again; null unless a charge failed
- * @param suspensions    why it is suspended; empty unless SUSPENDED
+ * @param suspensions    why it is suspended; empty unless SUSPENDED, or PENDING with what will suspend it the moment its
+ *                       first charge succeeds
  * @param botKicked     where the kick its BOT_KICKED suspension stands for stands in the guild's stream (null without
  *                       one): the bot's return is a BotInstalled that came after it, not a late or redriven one from before
  */
@@ -104,7 +105,10 @@ public record Subscription(
         return new RenewalStep.Charge(id, 0, 1, planCode, price, ChargeKeys.periodCharge(id, 0, 1));
     }
 
-    /** The first charge succeeded: period 0 starts now. */
+    /**
+     * The first charge succeeded: period 0 starts now. A reason to suspend that arrived while the charge was
+     * pending (the bot kicked, the billing key deleted) takes effect at once: it starts SUSPENDED, announced.
+     */
     public Transition firstChargeSucceeded(Instant at) {
         if (started()) {
             return Transition.none(this);
@@ -112,9 +116,14 @@ public record Subscription(
         TransitionTable.require(Trigger.FIRST_CHARGE_SUCCEEDED, status,
                 "the subscription ended before its first charge succeeded; the charge must be refunded");
         BillingCycle startedCycle = new BillingCycle(at);
-        Subscription after = new Draft(this).status(ACTIVE).cycle(startedCycle).paidThrough(0).duePeriod(1).build();
-        return Transition.of(this, Trigger.FIRST_CHARGE_SUCCEEDED, after,
-                new SubscriptionStarted(id, guildId, planCode, startedCycle.period(0).end()));
+        SubscriptionStarted started = new SubscriptionStarted(id, guildId, planCode, startedCycle.period(0).end());
+        Draft draft = new Draft(this).cycle(startedCycle).paidThrough(0).duePeriod(1);
+        if (suspensions.isEmpty()) {
+            return Transition.of(this, Trigger.FIRST_CHARGE_SUCCEEDED, draft.status(ACTIVE).build(), started);
+        }
+        SuspensionReason first = EnumSet.copyOf(suspensions).iterator().next();
+        return Transition.of(this, Trigger.FIRST_CHARGE_SUCCEEDED, draft.status(SUSPENDED).build(), started,
+                new SubscriptionSuspended(id, first.name()));
     }
 
     /**
@@ -272,22 +281,26 @@ public record Subscription(
 
     /**
      * Suspend for {@code reason}: no renewals until every reason is lifted. Announced once, when it
-     * stops running; a second reason only adds to the record. A pending subscription is left alone (its
-     * first charge decides) and a canceled one stays canceled, so suspend and cancel converge in any order.
+     * stops running; a second reason only adds to the record. A pending subscription records the reason
+     * and stays pending, unannounced: its first charge decides, and starts it suspended if the reason still
+     * holds then. A canceled one stays canceled, so suspend and cancel converge in any order.
      */
     public Transition suspend(SuspensionReason reason, StreamMark cause) {
-        if (status == CANCELED || status == PENDING || suspensions.contains(reason)) {
+        if (status == CANCELED || suspensions.contains(reason)) {
             return Transition.none(this);
         }
         TransitionTable.require(Trigger.SUSPEND, status, "not a running subscription");
         Set<SuspensionReason> reasons = EnumSet.of(reason);
         reasons.addAll(suspensions);
-        Draft draft = new Draft(this).status(SUSPENDED).suspensions(reasons);
+        Draft draft = new Draft(this).suspensions(reasons);
+        if (status != PENDING) {
+            draft.status(SUSPENDED);
+        }
         if (reason == SuspensionReason.BOT_KICKED) {
             draft.botKicked(cause);
         }
         Subscription after = draft.build();
-        return status == SUSPENDED ? Transition.of(this, Trigger.SUSPEND, after)
+        return status == SUSPENDED || status == PENDING ? Transition.of(this, Trigger.SUSPEND, after)
                 : Transition.of(this, Trigger.SUSPEND, after, new SubscriptionSuspended(id, reason.name()));
     }
 
@@ -298,6 +311,12 @@ public record Subscription(
      * period that contains {@code at}, and it is due at once.
      */
     public Transition resume(SuspensionReason reason, UUID newBillingKeyId, Instant at) {
+        if (status == PENDING && suspensions.contains(reason) && reason == SuspensionReason.BOT_KICKED) {
+            // the bot came back before the first charge settled: nothing to announce, nothing left to suspend for
+            Set<SuspensionReason> left = EnumSet.copyOf(suspensions);
+            left.remove(reason);
+            return Transition.of(this, Trigger.RESUME, new Draft(this).suspensions(left).botKicked(null).build());
+        }
         if (status != SUSPENDED || !suspensions.contains(reason)) {
             return Transition.none(this);
         }

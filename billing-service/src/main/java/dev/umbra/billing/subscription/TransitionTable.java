@@ -21,7 +21,8 @@ public final class TransitionTable {
     private static final Map<Trigger, Map<SubscriptionStatus, Set<SubscriptionStatus>>> TABLE = new EnumMap<>(Trigger.class);
 
     static {
-        row(Trigger.FIRST_CHARGE_SUCCEEDED, PENDING, ACTIVE);
+        // a reason to suspend recorded while the first charge was pending takes effect when it succeeds
+        row(Trigger.FIRST_CHARGE_SUCCEEDED, PENDING, ACTIVE, SUSPENDED);
         row(Trigger.FIRST_CHARGE_FAILED, PENDING, CANCELED);
         // A charge in flight when the subscription was suspended still counts when it resolves.
         row(Trigger.RENEWAL_SUCCEEDED, ACTIVE, ACTIVE);
@@ -39,11 +40,13 @@ public final class TransitionTable {
             row(Trigger.GUILD_DELETED, from, CANCELED);
         }
         row(Trigger.CANCEL_AT_PERIOD_END, ACTIVE, ACTIVE);
+        row(Trigger.SUSPEND, PENDING, PENDING);
         row(Trigger.SUSPEND, ACTIVE, SUSPENDED);
         row(Trigger.SUSPEND, PAST_DUE, SUSPENDED);
         row(Trigger.SUSPEND, SUSPENDED, SUSPENDED);
         // a subscription canceled at period end whose period ended while it was suspended ends when resumed
         row(Trigger.RESUME, SUSPENDED, ACTIVE, PAST_DUE, SUSPENDED, CANCELED);
+        row(Trigger.RESUME, PENDING, PENDING);
         row(Trigger.PAY_WITH, ACTIVE, ACTIVE);
         row(Trigger.PAY_WITH, PAST_DUE, PAST_DUE);
         row(Trigger.PAY_WITH, SUSPENDED, ACTIVE, PAST_DUE, SUSPENDED, CANCELED);

@@ -61,7 +61,9 @@ final class CallbackSignature {
         } catch (IllegalArgumentException malformed) {
             return Refusal.MALFORMED;
         }
-        if (Duration.between(Instant.ofEpochSecond(seconds), now).abs().compareTo(replayWindow) > 0) {
+        // compared in seconds: a timestamp far outside Instant's range is stale, not an exception
+        long window = replayWindow.toSeconds();
+        if (seconds < now.getEpochSecond() - window || seconds > now.getEpochSecond() + window) {
             return Refusal.STALE;
         }
         return MessageDigest.isEqual(claimed, hmac(timestamp.trim(), body)) ? null : Refusal.FORGED;

@@ -10,6 +10,7 @@ import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
 import dev.umbra.events.billing.SubscriptionCanceled;
 import dev.umbra.events.billing.SubscriptionResumed;
+import dev.umbra.events.billing.SubscriptionSuspended;
 import dev.umbra.events.billing.SubscriptionStarted;
 import java.time.Duration;
 import java.time.Instant;
@@ -232,7 +233,9 @@ class SubscriptionPropertyTest {
     }
 
     void checkInvariants(Subscription s) {
-        assertThat(s.status() == SubscriptionStatus.SUSPENDED).isEqualTo(!s.suspensions().isEmpty());
+        assertThat(s.status() != SubscriptionStatus.SUSPENDED || !s.suspensions().isEmpty()).as("suspended for a reason").isTrue();
+        assertThat(s.suspensions().isEmpty() || s.status() == SubscriptionStatus.SUSPENDED || s.status() == SubscriptionStatus.PENDING)
+                .as("reasons only while suspended, or recorded while the first charge is pending").isTrue();
         assertThat(s.botKicked() != null).as("a kick's time exactly while suspended for it").isEqualTo(s.suspensions().contains(SuspensionReason.BOT_KICKED));
         assertThat(s.status() != SubscriptionStatus.PAST_DUE || s.failedAttempts() > 0 && s.nextAttemptAt() != null).isTrue();
         assertThat(s.status() != SubscriptionStatus.CANCELED || s.canceledAt() != null).isTrue();
@@ -249,6 +252,9 @@ class SubscriptionPropertyTest {
                 && after.status() != SubscriptionStatus.CANCELED;
         assertThat(events.stream().filter(SubscriptionResumed.class::isInstance).count())
                 .as("SubscriptionResumed exactly when a suspended subscription runs again").isEqualTo(runsAgain ? 1L : 0L);
+        boolean stopsRunning = before.status() != SubscriptionStatus.SUSPENDED && after.status() == SubscriptionStatus.SUSPENDED;
+        assertThat(events.stream().filter(SubscriptionSuspended.class::isInstance).count())
+                .as("SubscriptionSuspended exactly when a subscription stops running").isEqualTo(stopsRunning ? 1L : 0L);
         boolean announcedEnd = before.started() && before.status() != SubscriptionStatus.CANCELED
                 && after.status() == SubscriptionStatus.CANCELED;
         assertThat(events.stream().filter(e -> e instanceof SubscriptionCanceled canceled && !canceled.cancelAtPeriodEnd()

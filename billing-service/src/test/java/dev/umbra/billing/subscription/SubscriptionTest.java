@@ -186,8 +186,60 @@ class SubscriptionTest {
         Subscription deletedThenSuspended = active().guildDeleted(T0).after();
         assertThat(deletedThenSuspended.suspend(SuspensionReason.BOT_KICKED, mark(T0)).changed()).isFalse();
         assertThat(suspendedThenDeleted).isEqualTo(deletedThenSuspended);
-        // a pending subscription is left to its first charge
-        assertThat(pending().suspend(SuspensionReason.BOT_KICKED, mark(T0)).changed()).isFalse();
+    }
+
+    @Test
+    void aKickWhileTheFirstChargeIsPendingStartsTheSubscriptionSuspended() {
+        Transition kicked = twice(pending(), s -> s.suspend(SuspensionReason.BOT_KICKED, mark(T0)));
+        assertThat(kicked.after().status()).as("its first charge decides").isEqualTo(PENDING);
+        assertThat(kicked.events()).as("nothing outside billing has heard of it").isEmpty();
+
+        Transition charged = twice(kicked.after(), s -> s.firstChargeSucceeded(T0.plusSeconds(5)));
+        assertThat(charged.after().status()).isEqualTo(SUSPENDED);
+        assertThat(charged.events()).extracting(e -> e.getClass().getSimpleName()).containsExactly("SubscriptionStarted", "SubscriptionSuspended");
+        assertThat(charged.after().renewalStep(T0.plus(Duration.ofDays(40)))).as("no renewal while the bot is away")
+                .isNotInstanceOf(RenewalStep.Charge.class);
+
+        Transition back = charged.after().botBack(mark(T0.plusSeconds(60)));
+        assertThat(back.after().status()).isEqualTo(ACTIVE);
+        assertThat(back.events()).singleElement().isInstanceOf(SubscriptionResumed.class);
+    }
+
+    @Test
+    void aBillingKeyDeletedWhileTheFirstChargeIsPendingStartsItSuspendedUntilANewKeyPays() {
+        Subscription keyDeleted = pending().suspend(SuspensionReason.BILLING_KEY_DELETED, mark(T0)).after();
+        Subscription started = keyDeleted.firstChargeSucceeded(T0.plusSeconds(5)).after();
+        assertThat(started.status()).isEqualTo(SUSPENDED);
+        assertThat(started.suspensions()).containsExactly(SuspensionReason.BILLING_KEY_DELETED);
+
+        UUID newKey = UUID.randomUUID();
+        Subscription paying = started.payWith(newKey, T0.plusSeconds(60)).after();
+        assertThat(paying.status()).isEqualTo(ACTIVE);
+        assertThat(paying.billingKeyId()).isEqualTo(newKey);
+    }
+
+    @Test
+    void theBotBackBeforeTheFirstChargeSettledLeavesNothingToSuspendFor() {
+        Subscription kicked = pending().suspend(SuspensionReason.BOT_KICKED, mark(T0)).after();
+        assertThat(kicked.botBack(mark(T0.minusSeconds(1))).changed()).as("an install from before the kick").isFalse();
+
+        Transition back = twice(kicked, s -> s.botBack(mark(T0.plusSeconds(1))));
+        assertThat(back.after().status()).isEqualTo(PENDING);
+        assertThat(back.after().suspensions()).isEmpty();
+        assertThat(back.after().botKicked()).isNull();
+        assertThat(back.events()).isEmpty();
+        Transition charged = back.after().firstChargeSucceeded(T0.plusSeconds(5));
+        assertThat(charged.after().status()).isEqualTo(ACTIVE);
+        assertThat(charged.events()).singleElement().isInstanceOf(SubscriptionStarted.class);
+    }
+
+    @Test
+    void aFirstChargeThatFailsAfterAKickLeavesNothingBehind() {
+        Subscription kicked = pending().suspend(SuspensionReason.BOT_KICKED, mark(T0)).after();
+        Subscription failed = kicked.firstChargeFailed(T0.plusSeconds(5)).after();
+        assertThat(failed.status()).isEqualTo(SubscriptionStatus.CANCELED);
+        assertThat(failed.suspensions()).isEmpty();
+        assertThat(failed.botKicked()).isNull();
     }
 
     @Test

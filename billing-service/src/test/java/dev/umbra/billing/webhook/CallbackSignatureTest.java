@@ -41,6 +41,10 @@ class CallbackSignatureTest {
             String timestamp = Long.toString(at.getEpochSecond());
             assertThat(signatures.check("v1=" + hmac(SECRET, timestamp, BODY), timestamp, BODY, NOW)).isEqualTo(CallbackSignature.Refusal.STALE);
         }
+        for (long far : new long[] {99_999_999_999_999_999L, Long.MAX_VALUE, Long.MIN_VALUE}) {
+            String timestamp = Long.toString(far);
+            assertThat(signatures.check("v1=" + hmac(SECRET, timestamp, BODY), timestamp, BODY, NOW)).isEqualTo(CallbackSignature.Refusal.STALE);
+        }
         String edge = Long.toString(NOW.minus(Duration.ofMinutes(5)).getEpochSecond());
         assertThat(signatures.check("v1=" + hmac(SECRET, edge, BODY), edge, BODY, NOW)).isNull();
     }

@@ -7,6 +7,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
@@ -24,11 +25,16 @@ import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
+import dev.umbra.events.guild.BotInstalled;
+import dev.umbra.events.guild.BotKicked;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.InboxProbe;
+import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
 import dev.umbra.testing.Metrics;
+import dev.umbra.testing.OutboxRecords;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.quarkus.hibernate.reactive.panache.Panache;
@@ -66,6 +72,9 @@ class SubscriptionsIT extends PayingUserTest {
 
     @Inject
     PaymentOutcomes outcomes;
+
+    @InjectDevstack
+    InboxProbe inbox;
 
     @TestHTTPResource("/webhooks/payment-gateway")
     URL webhook;
@@ -193,12 +202,31 @@ class SubscriptionsIT extends PayingUserTest {
     }
 
     @Test
+    void aBotKickedWhileTheFirstChargeIsPendingStartsTheSubscriptionSuspendedOnceItSettles() {
+        String guild = Snowflakes.random();
+        UUID id = subscribedPending(guild);
+
+        inbox.awaitProcessed(OutboxRecords.publish(new BotKicked(guild), Instant.now()));
+        assertThat(db.text("select status from subscription where id = ?", id)).isEqualTo("PENDING");
+        assertThat(db.text("select suspensions from subscription where id = ?", id)).isEqualTo("BOT_KICKED");
+
+        settle(UUID.fromString(db.text("select id::text from payment where subscription_id = ?", id)), chargesOf(id).get(0).paymentKey(), true);
+        given().auth().oauth2(Tokens.bot()).when().get("/subscriptions/{id}", id).then().statusCode(200)
+                .body("status", equalTo("SUSPENDED")).body("suspensions", contains("BOT_KICKED"));
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> ofAggregate(topic, id.toString()).size() >= 2);
+            assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted", "SubscriptionSuspended");
+        }
+
+        // the bot's return resumes it, as for a subscription kicked while running
+        inbox.awaitProcessed(OutboxRecords.publish(new BotInstalled(guild, Snowflakes.random()), Instant.now()));
+        assertThat(db.text("select status from subscription where id = ?", id)).isEqualTo("ACTIVE");
+    }
+
+    @Test
     void aPendingResultIsA202AndAFailedSettlementCancelsQuietly() {
         String guild = Snowflakes.random();
-        gateway.keepPending(1);
-        Response pending = subscribe(user, guild, "PRO", key);
-        pending.then().statusCode(202).body("status", equalTo("PENDING"));
-        UUID id = UUID.fromString(pending.path("id"));
+        UUID id = subscribedPending(guild);
         String paymentKey = chargesOf(id).get(0).paymentKey();
         assertThat(db.text("select external_payment_key from payment where subscription_id = ?", id)).isEqualTo(paymentKey);
 
@@ -399,6 +427,14 @@ class SubscriptionsIT extends PayingUserTest {
 
     private UUID active(String plan) {
         return UUID.fromString(subscribe(user, Snowflakes.random(), plan, key).then().statusCode(201).extract().path("id"));
+    }
+
+    /** PRO subscribed while the gateway keeps the first charge pending: 202, the subscription PENDING. */
+    private UUID subscribedPending(String guild) {
+        gateway.keepPending(1);
+        Response pending = subscribe(user, guild, "PRO", key);
+        pending.then().statusCode(202).body("status", equalTo("PENDING"));
+        return UUID.fromString(pending.path("id"));
     }
 
     private void settle(UUID paymentId, String paymentKey, boolean succeeded) {
