@@ -22,8 +22,15 @@ public sealed interface ChargeOutcome {
     record Rejected(int httpStatus, String code, String message) implements ChargeOutcome {
     }
 
-    /** The request never reached the gateway (circuit open, no connection, 500/429 after every retry). */
-    record SurelyNotArrived(String reason, boolean circuitOpen) implements ChargeOutcome {
+    /**
+     * The request never reached the gateway (circuit open, no connection), or the gateway answered that it did
+     * nothing (500/429 after every retry: {@code answeredUnprocessed}, which only its contract makes sure).
+     */
+    record SurelyNotArrived(String reason, boolean circuitOpen, boolean answeredUnprocessed) implements ChargeOutcome {
+
+        public SurelyNotArrived(String reason, boolean circuitOpen) {
+            this(reason, circuitOpen, false);
+        }
 
         /** What the edge answers: 503 while the circuit is open, 502 when the gateway failed. */
         public ProblemException problem() {
@@ -43,7 +50,7 @@ public sealed interface ChargeOutcome {
             return new SurelyNotArrived("circuit open", true);
         }
         if (failure instanceof GatewayFault fault && fault.surelyNotArrived()) {
-            return new SurelyNotArrived(fault.getMessage(), false);
+            return new SurelyNotArrived(fault.getMessage(), false, fault.answered());
         }
         return new Uncertain(failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage());
     }

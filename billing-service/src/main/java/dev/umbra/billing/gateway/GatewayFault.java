@@ -15,10 +15,12 @@ public final class GatewayFault extends RuntimeException {
     private static final Pattern BILLING_KEY_IN_PATH = Pattern.compile("/v1/billing/(?!authorizations/)[^\\s?/]+");
 
     private final boolean surelyNotArrived;
+    private final boolean answered;
 
-    private GatewayFault(String message, boolean surelyNotArrived, Throwable cause) {
-        super(message, cause, false, false);
+    private GatewayFault(String message, boolean surelyNotArrived, boolean answered) {
+        super(message, null, false, false);
         this.surelyNotArrived = surelyNotArrived;
+        this.answered = answered;
     }
 
     /**
@@ -30,10 +32,10 @@ public final class GatewayFault extends RuntimeException {
     public static GatewayFault of(Throwable transportFailure) {
         for (Throwable cause = transportFailure; cause != null; cause = cause.getCause()) {
             if (cause instanceof ConnectException || cause instanceof UnknownHostException || cause instanceof NoRouteToHostException) {
-                return new GatewayFault("could not connect: " + describe(cause), true, null);
+                return new GatewayFault("could not connect: " + describe(cause), true, false);
             }
         }
-        return new GatewayFault("no answer: " + describe(transportFailure), false, null);
+        return new GatewayFault("no answer: " + describe(transportFailure), false, false);
     }
 
     /**
@@ -45,7 +47,7 @@ public final class GatewayFault extends RuntimeException {
     }
 
     public static GatewayFault refused(int httpStatus) {
-        return new GatewayFault("the gateway answered " + httpStatus, true, null);
+        return new GatewayFault("the gateway answered " + httpStatus, true, true);
     }
 
     /**
@@ -57,11 +59,16 @@ public final class GatewayFault extends RuntimeException {
     }
 
     public static GatewayFault failed(int httpStatus) {
-        return new GatewayFault("the gateway answered " + httpStatus, false, null);
+        return new GatewayFault("the gateway answered " + httpStatus, false, true);
     }
 
     public boolean surelyNotArrived() {
         return surelyNotArrived;
+    }
+
+    /** The gateway itself answered (a status), as opposed to no connection or no answer at all. */
+    public boolean answered() {
+        return answered;
     }
 
     /** The failure in words, without the billing key that a charge's URI carries (Vert.x names the request in its timeout message). */

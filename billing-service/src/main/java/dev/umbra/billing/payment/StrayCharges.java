@@ -35,7 +35,7 @@ public class StrayCharges {
     }
 
     /** Watches {@code payment} (already FAILED) unless it is watched already; a payment key learned later is kept. */
-    Uni<Void> watch(Payment payment, String paymentKey, String reason, Instant at) {
+    public Uni<Void> watch(Payment payment, String paymentKey, String reason, Instant at) {
         return StrayCharge.<StrayCharge>find("paymentId", payment.id).firstResult().chain(existing -> {
             if (existing != null) {
                 if (existing.paymentKey == null && paymentKey != null && existing.watching()) {

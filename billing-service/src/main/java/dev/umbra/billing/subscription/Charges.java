@@ -11,6 +11,7 @@ import dev.umbra.billing.payment.PaymentMetrics;
 import dev.umbra.billing.payment.PaymentOutcomes;
 import dev.umbra.billing.payment.PaymentSettlement;
 import dev.umbra.billing.payment.PaymentStatus;
+import dev.umbra.billing.payment.StrayCharges;
 import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.storage.RowDeletes;
 import dev.umbra.platform.storage.StorageFaults;
@@ -55,15 +56,17 @@ public class Charges {
     private final Clock clock;
     private final PaymentMetrics metrics;
     private final PaymentSettlement settlement;
+    private final StrayCharges strays;
 
     public Charges(PaymentGatewayClient gateway, BillingKeyService billingKeys, PaymentOutcomes outcomes, Clock clock,
-            PaymentMetrics metrics, PaymentSettlement settlement) {
+            PaymentMetrics metrics, PaymentSettlement settlement, StrayCharges strays) {
         this.gateway = gateway;
         this.billingKeys = billingKeys;
         this.outcomes = outcomes;
         this.clock = clock;
         this.metrics = metrics;
         this.settlement = settlement;
+        this.strays = strays;
     }
 
     /**
@@ -141,7 +144,13 @@ public class Charges {
             if (whenNotSent == WhenNotSent.ROLL_BACK && !payment.settled()) {
                 return RowDeletes.delete(payment, "payment", payment.id).replaceWith((PaymentStatus) null);
             }
-            return fail(payment, null, "never reached the gateway: " + notArrived.reason(), now);
+            String reason = "never reached the gateway: " + notArrived.reason();
+            if (notArrived.answeredUnprocessed()) {
+                // only the gateway's contract says a 500 or 429 did nothing: a gateway that broke it holds money for a payment
+                // failed here, and the charge's order id finds it
+                return fail(payment, null, reason, now).call(() -> strays.watch(payment, null, reason, now));
+            }
+            return fail(payment, null, reason, now);
         }
         return Uni.createFrom().item(payment.status);
     }

@@ -20,6 +20,7 @@ import dev.umbra.billing.billingkey.BillingKeyCipher;
 import dev.umbra.billing.billingkey.GatewayBillingKey;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.payment.PaymentOutcomes;
+import dev.umbra.billing.payment.StrayChargeReturns;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.devstack.PaymentGatewaySandbox;
@@ -75,6 +76,9 @@ class SubscriptionsIT extends PayingUserTest {
 
     @InjectDevstack
     InboxProbe inbox;
+
+    @Inject
+    StrayChargeReturns returns;
 
     @TestHTTPResource("/webhooks/payment-gateway")
     URL webhook;
@@ -199,6 +203,27 @@ class SubscriptionsIT extends PayingUserTest {
             await().atMost(WAIT).until(() -> !ofAggregate(topic, id.toString()).isEmpty());
             assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted");
         }
+    }
+
+    @Test
+    void aFirstChargeTheGatewayCarriedOutWhileAnsweringThatItDidNothingIsWatchedAndGivenBack() throws Throwable {
+        String guild = Snowflakes.random();
+        // the gateway takes the money, then answers 500 (its contract's "nothing was done") to every try, and calls nobody back
+        gateway.loseCallbacks(Integer.MAX_VALUE);
+        gateway.failAfterChargeOf(user.toString(), 500);
+        subscribe(user, guild, "PRO", key).then().statusCode(502).contentType("application/problem+json");
+        UUID id = UUID.fromString(db.text("select id::text from subscription where guild_id = ?", guild));
+        assertThat(db.text("select status from subscription where id = ?", id)).isEqualTo("CANCELED");
+        assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).hasSize(1);
+        String stray = "select status from stray_charge where payment_id = (select id from payment where subscription_id = ?)";
+        assertThat(db.text(stray, id)).as("failed on the gateway's word alone: watched").isEqualTo("WATCHING");
+
+        gateway.recover();
+        VertxContextSupport.subscribeAndAwait(() -> returns.run());
+
+        assertThat(db.text(stray, id)).isEqualTo("RETURNED");
+        assertThat(gateway.cancelsOf(chargesOf(id).get(0).paymentKey())).singleElement()
+                .satisfies(cancel -> assertThat(cancel.amount()).isEqualTo(9_900));
     }
 
     @Test
