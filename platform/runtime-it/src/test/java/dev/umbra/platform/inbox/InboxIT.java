@@ -270,6 +270,30 @@ class InboxIT {
         await().atMost(PATIENCE).until(() -> warnings("batch handler is wrong") > warnedBefore);
     }
 
+    /**
+     * A batch whose every attempt runs out of time as a whole (a statement cut at its timeout) is applied in halves,
+     * and halves of halves, each record once and in order, rather than sent again unchanged for as long as the
+     * database stays slow.
+     */
+    @Test
+    void aBatchThatRunsOutOfTimeEveryTimeIsAppliedInHalves() {
+        int partition = 1;
+        List<UUID> ids = TestEvents.ids(8);
+        List<ProducerRecord<String, byte[]>> records = new ArrayList<>();
+        for (UUID id : ids) {
+            records.add(installed(guildOnPartition(partition, "92"), id));
+        }
+        KafkaProbe.produceAll(records);
+
+        await().atMost(PATIENCE).until(() -> applications(db, ids) == ids.size());
+        assertThat(distinctApplications(db, ids)).isEqualTo(ids.size());
+        assertThat(claims(db, ids)).isEqualTo(ids.size());
+        try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
+            assertThat(deadLetteredAmong(deadLetters.seen(), Set.copyOf(ids.stream().map(UUID::toString).toList())))
+                    .isEmpty();
+        }
+    }
+
     private static long warnings(String text) throws IOException {
         return Files.readAllLines(LogGuard.TEST_LOG).stream()
                 .filter(line -> line.contains("WARN") && line.contains(text)).count();

@@ -20,7 +20,8 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * A consumer as a service would write one, whose handlers misbehave on purpose according to the
  * guild id's last two digits: 99 is rejected, 98 fails every time, 97 breaks a unique key every time
  * (it claims its event a second time), 94 fails on JSON that does not parse, 96 hangs until {@link #release()},
- * 93 fails once, then breaks the unique key three times (as lost races do), then applies.
+ * 93 fails once, then breaks the unique key three times (as lost races do), then applies; 92 takes 100 ms per event
+ * its transaction claimed, past a statement timeout from four on.
  * Any other guild is recorded in {@code applied_event}. BotInstalled has a handler of one event,
  * BotKicked a handler of runs of events ({@link BatchEventHandler}) that behaves the same per event.
  */
@@ -86,6 +87,7 @@ public class TestConsumer {
                 default -> record(eventId, guildId);
             };
             case "94" -> Uni.createFrom().failure(new UncheckedIOException(new JsonParseException(null, "guild " + guildId + ": not JSON")));
+            case "92" -> slowerTheMoreClaimed().chain(() -> record(eventId, guildId));
             // a stage of its own per attempt: the timeout cancels it, not the release itself. The release
             // completes on the test's thread; like any client's callback, the handler comes back to its context.
             case "96" -> {
@@ -96,6 +98,17 @@ public class TestConsumer {
             }
             default -> record(eventId, guildId);
         };
+    }
+
+    /**
+     * A statement that takes 100 ms for every event its transaction claimed, under a statement timeout of 350 ms: an
+     * attempt of four or more records runs out of time every time, one of up to three passes.
+     */
+    private static Uni<Void> slowerTheMoreClaimed() {
+        return Panache.getSession().chain(session -> session.createNativeQuery("set local statement_timeout = '350ms'").executeUpdate()
+                .chain(() -> session.createNativeQuery("select 1 from (select pg_sleep(0.1 * count(*)) from processed_event "
+                        + "where xmin::text = (pg_current_xact_id()::text::bigint % 4294967296)::text) slept").getSingleResult()))
+                .replaceWithVoid();
     }
 
     private static Uni<Void> claimAgain(UUID eventId) {

@@ -82,6 +82,12 @@ public class Inbox {
     private static final int CONFLICTS_BEFORE_BLAME = 10;
     /** One connection not acquired in time is no outage: the warning waits for the third attempt in a row. */
     private static final int FAULTS_BEFORE_WARNING = 3;
+    /**
+     * Attempts of several records in a row that ran out of time (a statement cut at its timeout, a handler past the
+     * attempt's) after which they are applied in two halves, one after the other: the same records sent again
+     * unchanged would run out of time again for as long as the database stays that slow.
+     */
+    private static final int TIMEOUTS_BEFORE_HALVING = 2;
 
     private final DeadLetters deadLetters;
     private final InboxMetrics metrics;
@@ -260,9 +266,14 @@ public class Inbox {
                             } else {
                                 LOG.debugf("%s tries %s again after a passing fault: %s", consumer, culprit.position(), rootMessage(cause));
                             }
-                            // a run that ran out of time may simply be too long for the time an attempt has
-                            FailedRun next = together && failed.inRun() && cause instanceof HandlerTimeoutException ? FailedRun.NOT_BY_ITS_RECORDS
-                                    : afterFailedRun;
+                            // a run, or a batch, that ran out of time may simply be too long for the time an attempt has
+                            boolean outOfTime = cause instanceof HandlerTimeoutException || StorageFaults.statementTimedOut(cause);
+                            if (outOfTime && items.size() > 1 && transientFailures + 1 >= TIMEOUTS_BEFORE_HALVING) {
+                                LOG.debugf("%s applies the %d records from %s in halves: %s", consumer, items.size(), items.get(0).position(),
+                                        rootMessage(cause));
+                                return pause(transientFailures).chain(() -> inHalves(items, afterFailedRun));
+                            }
+                            FailedRun next = together && failed.inRun() && outOfTime ? FailedRun.NOT_BY_ITS_RECORDS : afterFailedRun;
                             return pause(transientFailures).chain(() -> attempt(items, transientFailures + 1, failures, next, 0));
                         }
                         boolean lostRace = StorageFaults.lostRace(cause);
@@ -304,6 +315,17 @@ public class Inbox {
                                 culprit.position(), failures + 1, config.maxAttempts());
                         return pause(failures).chain(() -> attempt(items, 0, failures + 1, null, lostRace ? lostRaces + 1 : 0));
                     });
+        }
+
+        /**
+         * The first half of {@code items}, then the second: in record order, each in a transaction of its own, and one
+         * record at a time if they were so already.
+         */
+        private Uni<Void> inHalves(List<Item> items, FailedRun afterFailedRun) {
+            List<Item> first = items.subList(0, items.size() / 2);
+            List<Item> second = items.subList(items.size() / 2, items.size());
+            FailedRun each = afterFailedRun == null ? null : FailedRun.NOT_BY_ITS_RECORDS;
+            return attempt(first, 0, 0, each, 0).chain(() -> attempt(second, 0, 0, each, 0));
         }
 
         /** Applies the records before the culprit, then the culprit on its own, then the rest. */

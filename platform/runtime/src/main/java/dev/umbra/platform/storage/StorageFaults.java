@@ -135,6 +135,16 @@ public final class StorageFaults {
         return false;
     }
 
+    /** A statement the server cut short at its {@code statement_timeout} (57014): it may simply have had too much to do. */
+    public static boolean statementTimedOut(Throwable error) {
+        for (Throwable cause : causes(error)) {
+            if ("57014".equals(sqlState(cause))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * The server rolled the whole transaction back to break a deadlock or a serialization conflict with
      * another transaction: nothing of it was written, and an idempotent transaction may run again.
