@@ -119,8 +119,25 @@ public class StrayChargeReturns extends GatewayJob {
             }
             GatewayPayment payment = taken.get();
             return gateway.cancel(payment.paymentKey(), kept(payment), "payment failed on our side: the charge is given back", key)
-                    .chain(outcome -> settle(stray.id(), new Finding(payments, Optional.of(outcome), payment)));
+                    .chain(outcome -> outcome instanceof CancelOutcome.Rejected refused ? afterRefusal(payments, payment, key, refused)
+                            : Uni.createFrom().item(new Finding(payments, Optional.of(outcome), payment)))
+                    .chain(finding -> settle(stray.id(), finding));
         }).map(this::reported);
+    }
+
+    /**
+     * A refusal of a cancel sent again (a first one that arrived late, an overlapping run's at the same time) may hide a
+     * cancel that did happen: the payment looked up again shows ours, if it is there; a 409 is ours in flight.
+     */
+    private Uni<Finding> afterRefusal(List<GatewayPayment> payments, GatewayPayment payment, String key, CancelOutcome.Rejected refused) {
+        return gateway.find(payment.paymentKey()).map(again -> {
+            if (again.isPresent() && again.get().cancelOf(key).isPresent()) {
+                return new Finding(List.of(again.get()), Optional.empty(), null);
+            }
+            CancelOutcome outcome = refused.httpStatus() == 409
+                    ? new CancelOutcome.Uncertain("the gateway answered 409: a cancel with this key is in flight") : refused;
+            return new Finding(payments, Optional.of(outcome), payment);
+        });
     }
 
     /** After the commit: the metric of how the watch ended, and a WARN where an operator must act. */

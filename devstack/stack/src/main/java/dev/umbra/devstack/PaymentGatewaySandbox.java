@@ -315,6 +315,14 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         faults.cancelResets.set(count);
     }
 
+    /**
+     * The next {@code count} cancels are carried out, then answered 409, as a gateway answers a request while another with
+     * the same idempotency key is being processed (two replicas sending one cancel at once).
+     */
+    public void answerCancelInFlight(int count) {
+        faults.cancelsInFlight.set(count);
+    }
+
     /** The next {@code count} cancels are refused (403, nothing given back), as a gateway does for a payment it will not touch. */
     public void refuseCancels(int count) {
         faults.refusedCancels.set(count);
@@ -538,6 +546,10 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
                 callBack(canceled);
             }
             after = charges.get(paymentKey);
+        }
+        if (faults.take(faults.cancelsInFlight)) {
+            respond(exchange, 409, error("ALREADY_PROCESSING_REQUEST", "a request with this idempotency key is being processed"));
+            return;
         }
         if (faults.take(faults.cancelResets)) {
             front.reset(exchange.getRemoteAddress().getPort());
@@ -765,6 +777,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicReference<Duration> lateCancelDelay = new AtomicReference<>(Duration.ZERO);
         final AtomicInteger cancelResets = new AtomicInteger();
         final AtomicInteger refusedCancels = new AtomicInteger();
+        final AtomicInteger cancelsInFlight = new AtomicInteger();
         final AtomicInteger pending = new AtomicInteger();
         final AtomicInteger declines = new AtomicInteger();
         final AtomicInteger otherAmounts = new AtomicInteger();
@@ -788,7 +801,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         }
 
         void clear() {
-            List.of(failures, lateAnswers, resets, lateCancels, cancelResets, refusedCancels, pending, declines, otherAmounts, lostCallbacks,
+            List.of(failures, lateAnswers, resets, lateCancels, cancelResets, refusedCancels, cancelsInFlight, pending, declines, otherAmounts, lostCallbacks,
                     duplicatedCallbacks, lateCallbacks, failuresAfterCharge)
                     .forEach(counter -> counter.set(0));
             failureRatio.set(0.0);

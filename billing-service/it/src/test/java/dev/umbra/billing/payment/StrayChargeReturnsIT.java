@@ -163,6 +163,23 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
     }
 
     @Test
+    void aCancelRefusedAsInFlightWhileTheGatewayCarriedItOutIsRecordedReturnedNotLeftToAnOperator() {
+        Mismatch mismatch = mismatch();
+        // another replica's cancel with the same key: carried out, and this one answered 409
+        sandbox.answerCancelInFlight(1);
+        double refusedBefore = refused();
+
+        run();
+
+        assertThat(strayStatus(mismatch.payment())).isEqualTo("RETURNED");
+        assertThat(sandbox.cancelsOf(mismatch.paymentKey())).singleElement().satisfies(cancel -> {
+            assertThat(cancel.amount()).isEqualTo(9_900);
+            assertThat(cancel.idempotencyKey()).isEqualTo("stray-" + strayId(mismatch.payment()));
+        });
+        assertThat(refused()).isEqualTo(refusedBefore);
+    }
+
+    @Test
     void aCancelTheGatewayRefusesIsLeftToAnOperatorAndNeverSentAgain() {
         Mismatch mismatch = mismatch();
         sandbox.refuseCancels(1);
