@@ -18,8 +18,12 @@ public sealed interface CancelOutcome {
     record Rejected(int httpStatus, String code, String message) implements CancelOutcome {
     }
 
-    /** The request never reached the gateway: nothing given back, the refund is rolled back. */
-    record SurelyNotArrived(String reason, boolean circuitOpen) implements CancelOutcome {
+    /**
+     * The request never reached the gateway: nothing given back, the refund is rolled back. Or the gateway answered
+     * that it did nothing ({@code answeredUnprocessed}: 500/429 after every retry), which only its contract makes sure
+     * of: the refund is failed and watched in case the gateway gave the money back after all.
+     */
+    record SurelyNotArrived(String reason, boolean circuitOpen, boolean answeredUnprocessed) implements CancelOutcome {
 
         public ProblemException problem() {
             return new ChargeOutcome.SurelyNotArrived(reason, circuitOpen).problem();
@@ -33,7 +37,7 @@ public sealed interface CancelOutcome {
     static CancelOutcome ofFailure(Throwable failure) {
         ChargeOutcome classified = ChargeOutcome.ofFailure(failure);
         if (classified instanceof ChargeOutcome.SurelyNotArrived notArrived) {
-            return new SurelyNotArrived(notArrived.reason(), notArrived.circuitOpen());
+            return new SurelyNotArrived(notArrived.reason(), notArrived.circuitOpen(), notArrived.answeredUnprocessed());
         }
         return new Uncertain(((ChargeOutcome.Uncertain) classified).reason());
     }

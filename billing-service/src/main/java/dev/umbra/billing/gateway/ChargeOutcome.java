@@ -20,6 +20,14 @@ public sealed interface ChargeOutcome {
 
     /** The gateway answered and refused the request (unknown billing key, invalid amount…): nothing charged. */
     record Rejected(int httpStatus, String code, String message) implements ChargeOutcome {
+
+        /**
+         * The gateway holds an earlier request with this idempotency key for another amount or order: nothing was charged
+         * now, but that request may have charged.
+         */
+        public boolean keyUsedBefore() {
+            return "IDEMPOTENCY_KEY_REUSED".equals(code);
+        }
     }
 
     /**

@@ -88,7 +88,15 @@ public class InvoiceResource {
         return switch (refund.status) {
             case SUCCEEDED -> RestResponse.status(RestResponse.Status.CREATED, RefundView.of(refund));
             case SCHEDULED, IN_PROGRESS -> RestResponse.status(RestResponse.Status.ACCEPTED, RefundView.of(refund));
-            case FAILED -> throw ProblemException.unprocessable("refund " + refund.id + " failed, nothing was given back: " + refund.failureMessage);
+            case FAILED -> {
+                if (requested.outcome() instanceof CancelOutcome.SurelyNotArrived) {
+                    // answered 500/429: failed and watched here, so a retry must be a refund of its own, under a new key
+                    throw new GatewayUnavailableException(new ProblemException(502, "Bad Gateway", "the payment gateway answered that it "
+                            + "did not take refund " + refund.id + ": it is FAILED, and watched in case the gateway gave the money back "
+                            + "after all; to try again, send the request with a new Idempotency-Key"), gateway.payment().circuit().delay());
+                }
+                throw ProblemException.unprocessable("refund " + refund.id + " failed, nothing was given back: " + refund.failureMessage);
+            }
         };
     }
 }

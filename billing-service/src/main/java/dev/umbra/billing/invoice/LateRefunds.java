@@ -21,9 +21,10 @@ import java.util.UUID;
 import org.jboss.logging.Logger;
 
 /**
- * Watches the refunds {@link RefundReconciliation} failed without the gateway's word ({@link RefundWatch}):
- * their cancel got no usable answer, and settle-after later the gateway listed no cancel with the refund's
- * key — which a gateway slow to execute it would say too. Every {@code billing.reconciliation.interval},
+ * Watches the refunds failed without the gateway's word ({@link RefundWatch}): {@link RefundReconciliation}'s,
+ * whose cancel got no usable answer and settle-after later the gateway listed no cancel with the refund's
+ * key (which a gateway slow to execute it would say too), and {@link Refunds}' whose cancel the gateway
+ * answered 500 or 429, "nothing done" by its contract only. Every {@code billing.reconciliation.interval},
  * each watched refund whose next look is due is looked up at the gateway by its payment's key, and the
  * payment's cancels searched for the refund's key {@code refund-<id>}:
  * <ul>
@@ -108,7 +109,7 @@ public class LateRefunds extends GatewayJob {
             case RECORDED -> {
                 metrics.watch(RefundWatchStatus.RECORDED);
                 Refund refund = settled.refund();
-                LOG.warnf("refund %s of invoice %s had FAILED (the gateway listed no cancel), but the gateway gave back %d %s later "
+                LOG.warnf("refund %s of invoice %s had FAILED without the gateway's word, but the gateway gave back %d %s later "
                         + "(gateway payment %s, transaction %s): recorded now (RefundSucceeded, the ledger's REFUND); check that it was "
                         + "not refunded again by hand", refund.id, refund.invoiceId, refund.amount, refund.currency, watched.paymentKey(),
                         refund.gatewayTransactionKey);

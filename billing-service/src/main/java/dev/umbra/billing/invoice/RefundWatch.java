@@ -15,8 +15,8 @@ import java.util.UUID;
 
 /**
  * A refund FAILED without the gateway's word (its cancel got no usable answer, and settle-after later the
- * gateway listed no cancel with its key), watched in case the gateway executes that cancel after all
- * ({@link LateRefunds}). One per refund: its id is the refund's.
+ * gateway listed no cancel with its key; or the gateway answered it with a 500 or 429), watched in case the
+ * gateway executes that cancel after all ({@link LateRefunds}). One per refund: its id is the refund's.
  */
 @Entity
 @Table(name = "refund_watch")

@@ -6,6 +6,7 @@ import dev.umbra.billing.ledger.EntryKind;
 import dev.umbra.billing.ledger.LedgerService;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.payment.PaymentStatus;
+import dev.umbra.billing.payment.ReconciliationSettings;
 import dev.umbra.events.billing.RefundSucceeded;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.storage.DatabaseGuard;
@@ -28,9 +29,12 @@ import org.jboss.logging.Logger;
  * (2) the gateway is asked to cancel that amount of the invoice's payment, with the refund's own
  * idempotency key; (3) its answer is applied: given back → SUCCEEDED, RefundSucceeded, the invoice's
  * status and the ledger's REFUND entry; refused → FAILED and the reservation freed; surely not sent →
- * the refund is deleted (rolled back) and the reservation freed; uncertain → left IN_PROGRESS for the
- * reconciliation job, which looks the cancel up and never sends it again. A refund the service asks for
- * itself ({@link #scheduleFull}) is sent by {@link AutomaticRefunds} instead.
+ * the refund is deleted (rolled back) and the reservation freed; answered 500/429 (nothing done, by the
+ * gateway's contract only) → FAILED, the reservation freed, and watched by {@link LateRefunds} in case the
+ * gateway gave the money back after all (deleted, a retry would be a new refund with a new key at the
+ * gateway); uncertain → left IN_PROGRESS for the reconciliation job, which looks the cancel up and never
+ * sends it again. A refund the service asks for itself ({@link #scheduleFull}) is sent by
+ * {@link AutomaticRefunds} instead.
  *
  * <p>A request repeated with the same Idempotency-Key (per invoice) finds the first refund and answers
  * its state; one with the same key but another amount or reason is refused.
@@ -46,8 +50,15 @@ public class Refunds {
     record Prepared(Refund refund, String paymentKey, boolean repeated) {
     }
 
-    /** What step 3 did: the refund (null when rolled back) and what became of it, null when it was settled already. */
-    record Applied(Refund refund, RefundMetrics.Outcome outcome) {
+    /**
+     * What step 3 did: the refund (null when rolled back), what became of it (null when it was settled already), and
+     * whether it was put under the late-refund watch.
+     */
+    record Applied(Refund refund, RefundMetrics.Outcome outcome, boolean watched) {
+
+        Applied(Refund refund, RefundMetrics.Outcome outcome) {
+            this(refund, outcome, false);
+        }
     }
 
     private static final Logger LOG = Logger.getLogger(Refunds.class);
@@ -56,13 +67,16 @@ public class Refunds {
     private final OutboxWriter outbox;
     private final LedgerService ledger;
     private final RefundMetrics metrics;
+    private final ReconciliationSettings settings;
     private final Clock clock;
 
-    public Refunds(PaymentGatewayClient gateway, OutboxWriter outbox, LedgerService ledger, RefundMetrics metrics, Clock clock) {
+    public Refunds(PaymentGatewayClient gateway, OutboxWriter outbox, LedgerService ledger, RefundMetrics metrics,
+            ReconciliationSettings settings, Clock clock) {
         this.gateway = gateway;
         this.outbox = outbox;
         this.ledger = ledger;
         this.metrics = metrics;
+        this.settings = settings;
         this.clock = clock;
     }
 
@@ -73,11 +87,14 @@ public class Refunds {
             }
             Refund refund = prepared.refund();
             return gateway.cancel(prepared.paymentKey(), amount, reason, refund.gatewayKey())
-                    .chain(outcome -> Uni.createFrom().deferred(() -> apply(refund.id, outcome))
+                    .chain(outcome -> Uni.createFrom().deferred(() -> apply(refund.id, prepared.paymentKey(), outcome))
                             .onFailure(StorageFaults::lostRace).retry().atMost(3)
                             .invoke(applied -> {
                                 if (applied.outcome() != null) {
                                     metrics.counted(RefundMetrics.Trigger.OPERATOR, applied.outcome());
+                                }
+                                if (applied.watched()) {
+                                    metrics.watch(RefundWatchStatus.WATCHING);
                                 }
                             })
                             .map(applied -> new Requested(applied.refund() == null ? refund : applied.refund(), outcome, applied.refund() == null)));
@@ -115,10 +132,10 @@ public class Refunds {
         });
     }
 
-    /** Applies the gateway's answer to the refund. A refund settled meanwhile stays as it is. */
+    /** Applies the gateway's answer to the refund of payment {@code paymentKey}. A refund settled meanwhile stays as it is. */
     @WithTransaction
     @DatabaseGuard
-    Uni<Applied> apply(UUID refundId, CancelOutcome outcome) {
+    Uni<Applied> apply(UUID refundId, String paymentKey, CancelOutcome outcome) {
         Instant now = clock.instant();
         return Refund.lockById(refundId).chain(refund -> {
             if (refund.settled()) {
@@ -130,6 +147,11 @@ public class Refunds {
             if (outcome instanceof CancelOutcome.Rejected rejected) {
                 return fail(refund, "refused by the gateway: " + rejected.code() + " " + rejected.message(), now)
                         .replaceWith(new Applied(refund, RefundMetrics.Outcome.FAILED));
+            }
+            if (outcome instanceof CancelOutcome.SurelyNotArrived notArrived && notArrived.answeredUnprocessed()) {
+                return fail(refund, "the gateway answered that it did nothing: " + notArrived.reason(), now)
+                        .chain(() -> RefundWatch.of(refund, paymentKey, now, settings.interval(), settings.strayWatch()).persist())
+                        .replaceWith(new Applied(refund, RefundMetrics.Outcome.FAILED, true));
             }
             if (outcome instanceof CancelOutcome.SurelyNotArrived) {
                 return release(refund).chain(() -> RowDeletes.delete(refund, "refund", refund.id))

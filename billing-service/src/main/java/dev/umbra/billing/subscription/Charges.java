@@ -138,7 +138,13 @@ public class Charges {
             return Uni.createFrom().item(payment.status);
         }
         if (outcome instanceof ChargeOutcome.Rejected rejected) {
-            return fail(payment, null, "refused by the gateway: " + rejected.code(), now);
+            String reason = "refused by the gateway: " + rejected.code();
+            if (rejected.keyUsedBefore()) {
+                // a renewal rolled back on a 500 and sent again for another amount (a downgrade came in between): a gateway
+                // that carried the first out holds a charge under the attempt's key, and order id, that nothing here pays for
+                return fail(payment, null, reason, now).call(() -> strays.watch(payment, null, reason, now));
+            }
+            return fail(payment, null, reason, now);
         }
         if (outcome instanceof ChargeOutcome.SurelyNotArrived notArrived) {
             if (whenNotSent == WhenNotSent.ROLL_BACK && !payment.settled()) {

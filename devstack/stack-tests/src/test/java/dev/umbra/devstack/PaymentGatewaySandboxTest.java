@@ -296,6 +296,21 @@ class PaymentGatewaySandboxTest {
     }
 
     @Test
+    void aCancelCarriedOutAndAnswered500IsThereAndItsKeyAnsweredAgain() throws Exception {
+        String billingKey = issueBillingKey("customer-12");
+        String paymentKey = key(charge(billingKey, "customer-12", "order-12", "period-12", 9_900));
+
+        sandbox.failAfterCancel(1, 500);
+        HttpResponse<String> failed = cancel(paymentKey, "refund-12", 3_000);
+
+        assertThat(failed.statusCode()).isEqualTo(500);
+        assertThat(JSON.readTree(failed.body()).path("code").asText()).isEqualTo("FAILED_INTERNAL_SYSTEM_PROCESSING");
+        assertThat(sandbox.cancelsOf(paymentKey)).extracting(PaymentGatewaySandbox.Cancel::amount).containsExactly(3_000L);
+        assertThat(JSON.readTree(cancel(paymentKey, "refund-12", 3_000).body()).path("balanceAmount").asLong()).isEqualTo(6_900);
+        assertThat(sandbox.cancelsOf(paymentKey)).hasSize(1);
+    }
+
+    @Test
     void keepsByIdempotencyKeyWhatChargesTookLessWhatWasGivenBack() throws Exception {
         String billingKey = issueBillingKey("customer-8");
         String refunded = key(charge(billingKey, "customer-8", "order-8a", "period-1", 9_900));

@@ -323,6 +323,15 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         faults.cancelsInFlight.set(count);
     }
 
+    /**
+     * The next {@code count} cancel requests are carried out, or answered again for a key already used, and then answer
+     * {@code status} (500 or 429) as if nothing was done: a gateway breaking its own contract.
+     */
+    public void failAfterCancel(int count, int status) {
+        faults.httpStatus.set(status);
+        faults.failuresAfterCancel.set(count);
+    }
+
     /** The next {@code count} cancels are refused (403, nothing given back), as a gateway does for a payment it will not touch. */
     public void refuseCancels(int count) {
         faults.refusedCancels.set(count);
@@ -546,6 +555,10 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
                 callBack(canceled);
             }
             after = charges.get(paymentKey);
+        }
+        if (faults.take(faults.failuresAfterCancel)) {
+            respond(exchange, faults.httpStatus.get(), error("FAILED_INTERNAL_SYSTEM_PROCESSING", "an error after the cancel was made"));
+            return;
         }
         if (faults.take(faults.cancelsInFlight)) {
             respond(exchange, 409, error("ALREADY_PROCESSING_REQUEST", "a request with this idempotency key is being processed"));
@@ -782,6 +795,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicInteger declines = new AtomicInteger();
         final AtomicInteger otherAmounts = new AtomicInteger();
         final AtomicInteger failuresAfterCharge = new AtomicInteger();
+        final AtomicInteger failuresAfterCancel = new AtomicInteger();
         final AtomicLong otherAmountDifference = new AtomicLong();
         final AtomicInteger lostCallbacks = new AtomicInteger();
         final AtomicInteger duplicatedCallbacks = new AtomicInteger();
@@ -802,7 +816,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
 
         void clear() {
             List.of(failures, lateAnswers, resets, lateCancels, cancelResets, refusedCancels, cancelsInFlight, pending, declines, otherAmounts, lostCallbacks,
-                    duplicatedCallbacks, lateCallbacks, failuresAfterCharge)
+                    duplicatedCallbacks, lateCallbacks, failuresAfterCharge, failuresAfterCancel)
                     .forEach(counter -> counter.set(0));
             failureRatio.set(0.0);
             declinedCustomers.clear();

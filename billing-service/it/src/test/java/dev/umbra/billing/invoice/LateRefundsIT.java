@@ -7,7 +7,9 @@ import static dev.umbra.billing.BillingFixtures.subscribe;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.matchesPattern;
 
 import dev.umbra.billing.PayingUserTest;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
@@ -159,6 +161,42 @@ class LateRefundsIT extends PayingUserTest {
         assertThat(gateway.cancelsOf(paid.paymentKey())).isEmpty();
         assertThat(db.count("select count(*) from ledger_entry where kind = 'REFUND' and subscription_id = ?", paid.subscriptionId())).isZero();
         assertThat(counted("nothing_arrived")).isEqualTo(nothingBefore + 1);
+    }
+
+    @Test
+    void aCancelTheGatewayCarriedOutWhileAnsweringThatItDidNothingIsFailedWatchedAndRecordedOnce() {
+        double watchedBefore = counted("watching");
+        Paid paid = paidInvoice();
+        String requestKey = key();
+        // the gateway gives the money back, then answers 500 (its contract's "nothing was done") to the cancel and to the guard's retries
+        gateway.failAfterCancel(10, 500);
+
+        refund(paid.invoiceId(), 4_000, "broken contract", requestKey).then().statusCode(502)
+                .contentType("application/problem+json").header("Retry-After", matchesPattern("\\d+"))
+                .body("detail", containsString("new Idempotency-Key"));
+        gateway.recover();
+
+        // kept, not rolled back: a retry is a new refund, and the gateway's cancel is found by this one's key
+        assertThat(db.count("select count(*) from refund where invoice_id = ?", paid.invoiceId())).isOne();
+        String refundId = db.text("select id::text from refund where invoice_id = ?", paid.invoiceId());
+        assertThat(db.text("select status || ':' || failure_message from refund where id = ?::uuid", refundId))
+                .startsWith("FAILED:").contains("answered that it did nothing");
+        assertThat(db.count("select refund_reserved from invoice where id = ?", paid.invoiceId())).isZero();
+        assertThat(db.text("select status from refund_watch where refund_id = ?::uuid", refundId)).isEqualTo("WATCHING");
+        assertThat(counted("watching")).isEqualTo(watchedBefore + 1);
+        refund(paid.invoiceId(), 4_000, "broken contract", requestKey).then().statusCode(422);
+        assertThat(gateway.cancelsOf(paid.paymentKey())).singleElement()
+                .satisfies(cancel -> assertThat(cancel.idempotencyKey()).isEqualTo("refund-" + refundId));
+
+        db.execute("update refund_watch set next_look_at = now() where refund_id = ?::uuid", refundId);
+        long cancelsSent = gateway.cancelAttempts();
+        assertThat(watch().count(LateRefunds.Result.RECORDED)).isOne();
+
+        assertThat(gateway.cancelAttempts()).as("the watch never sends a cancel").isEqualTo(cancelsSent);
+        assertThat(db.text("select status from refund where id = ?::uuid", refundId)).isEqualTo("SUCCEEDED");
+        invoice(paid.invoiceId()).then().body("status", equalTo("PARTIALLY_REFUNDED")).body("refunded", equalTo(4_000));
+        assertThat(db.text("select string_agg(kind || ':' || amount, ',' order by recorded_at, booked_at) from ledger_entry "
+                + "where subscription_id = ?", paid.subscriptionId())).isEqualTo("CHARGE:9900,REFUND:-4000");
     }
 
     @Test

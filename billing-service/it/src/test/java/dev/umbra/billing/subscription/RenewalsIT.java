@@ -12,6 +12,8 @@ import static org.hamcrest.Matchers.notNullValue;
 
 import dev.umbra.billing.PayingUserTest;
 import dev.umbra.billing.clock.MovableClock;
+import dev.umbra.billing.payment.StrayChargeReturns;
+import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
@@ -64,6 +66,9 @@ class RenewalsIT extends PayingUserTest {
 
     @Inject
     MovableClock clock;
+
+    @Inject
+    StrayChargeReturns returns;
 
     @InjectDevstack
     InboxProbe inbox;
@@ -141,19 +146,48 @@ class RenewalsIT extends PayingUserTest {
 
         // the attempt, rolled back, is sent again once the gateway answers: the same charge, answered again, not a second one
         gateway.recover();
-        // past the item's backoff, and as often as the circuit the 500s opened keeps it from the gateway
-        await().atMost(Duration.ofSeconds(30)).until(() -> {
-            clock.advance(Duration.ofMinutes(31));
-            try {
-                drain();
-            } catch (Throwable e) {
-                throw new IllegalStateException(e);
-            }
-            return !"ACTIVE:0".equals(db.text("select status || ':' || paid_through from subscription where id = ?", id));
-        });
+        drainPastBackoffUntil(() -> !"ACTIVE:0".equals(db.text("select status || ':' || paid_through from subscription where id = ?", id)));
         assertThat(db.text("select status || ':' || paid_through from subscription where id = ?", id)).isEqualTo("ACTIVE:1");
         assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).hasSize(2);
         assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
+    }
+
+    @Test
+    void aRenewalCarriedOutUnderA500AndRepricedByADowngradeBeforeItWasSentAgainIsGivenBackAndChargedAnew() throws Throwable {
+        UUID id = UUID.fromString(subscribe(user, Snowflakes.random(), "PREMIUM", key).then().statusCode(201).extract().path("id"));
+        clock.advance(Duration.ofDays(32));
+        // the gateway takes the renewal's 19,900, then answers 500 (its contract's "nothing was done") and calls nobody back
+        gateway.loseCallbacks(Integer.MAX_VALUE);
+        gateway.failAfterChargeOf(user.toString(), 500);
+        drain();
+        assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isZero();
+        gateway.recover();
+
+        // before the attempt is sent again, the next period is downgraded: the same key now asks for 9,900
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PRO\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(200);
+        drainPastBackoffUntil(() -> !"ACTIVE".equals(db.text("select status from subscription where id = ?", id)));
+
+        // the gateway refused the key for its new amount: the charge it holds under that key is watched and given back
+        assertThat(db.text("select status || ':' || failure_message from payment where subscription_id = ? and period = 1", id))
+                .isEqualTo("FAILED:refused by the gateway: IDEMPOTENCY_KEY_REUSED");
+        String stray = "select status from stray_charge where payment_id = (select id from payment where subscription_id = ? and period = 1)";
+        assertThat(db.text(stray, id)).isEqualTo("WATCHING");
+        VertxContextSupport.subscribeAndAwait(() -> returns.run());
+        assertThat(db.text(stray, id)).isEqualTo("RETURNED");
+        Charge firstTry = chargesOf(id).get(1);
+        assertThat(firstTry.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(id, 1, 1));
+        assertThat(gateway.cancelsOf(firstTry.paymentKey())).singleElement().satisfies(cancel -> assertThat(cancel.amount()).isEqualTo(19_900));
+
+        // dunning's next attempt, a key of its own, charges the downgraded period once
+        clock.advance(Duration.ofHours(24));
+        drain();
+        assertThat(db.text("select status || ':' || paid_through || ':' || plan_code from subscription where id = ?", id)).isEqualTo("ACTIVE:1:PRO");
+        assertThat(chargesOf(id).subList(2, chargesOf(id).size())).extracting(Charge::idempotencyKey, Charge::amount)
+                .containsExactly(tuple(ChargeKeys.periodCharge(id, 1, 2), 9_900L));
+        long kept = chargesOf(id).stream().filter(Charge::tookMoney).mapToLong(charge -> charge.amount()
+                - gateway.cancelsOf(charge.paymentKey()).stream().mapToLong(Cancel::amount).sum()).sum();
+        assertThat(kept).as("the first period at PREMIUM, the second at PRO").isEqualTo(19_900 + 9_900);
     }
 
     @Test
@@ -335,6 +369,19 @@ class RenewalsIT extends PayingUserTest {
         while (VertxContextSupport.subscribeAndAwait(() -> renewals.runOnce()) > 0) {
             VertxContextSupport.subscribeAndAwait(() -> renewals.scan());
         }
+    }
+
+    /** Moves the clock past the renewal item's backoff and drains, as often as the circuit the 500s opened keeps it from the gateway. */
+    private void drainPastBackoffUntil(Callable<Boolean> done) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            clock.advance(Duration.ofMinutes(31));
+            try {
+                drain();
+            } catch (Throwable e) {
+                throw new IllegalStateException(e);
+            }
+            return done.call();
+        });
     }
 
     private static <T> Callable<T> onVertx(java.util.function.Supplier<io.smallrye.mutiny.Uni<T>> work) {
