@@ -8,13 +8,17 @@ import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.LogLines;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import io.smallrye.mutiny.Multi;
+import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +44,15 @@ class WorkQueueDrainIT {
 
     @Inject
     CountingWork work;
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    WorkQueueConfig config;
+
+    @Inject
+    MeterRegistry registry;
 
     @BeforeEach
     void emptyQueue() {
@@ -88,6 +101,28 @@ class WorkQueueDrainIT {
         assertThat(runOnce()).isEqualTo(2);
         assertThat(work.tried()).containsExactlyInAnyOrderElementsOf(keys("slow", 5));
         assertThat(db.count("select count(*) from work_item where queue = ? and status = 'done'", CountingWork.QUEUE)).isEqualTo(5);
+    }
+
+    @Test
+    void aReplicaWhoseClockRunsAheadByMoreThanALeaseTakesOverNoItemStillLeased() throws Throwable {
+        enqueue(List.of("held"), Instant.now());
+        WorkQueue queue = queues.queue(CountingWork.QUEUE);
+        Duration lease = queue.settings().lease();
+        Clock ahead = Clock.offset(Clock.systemUTC(), lease.plusMinutes(5));
+        WorkQueue onAnotherReplica = new WorkQueues(pool, ahead, config, registry).queue(CountingWork.QUEUE);
+
+        List<WorkItem> claimed = VertxContextSupport.subscribeAndAwait(() -> onAnotherReplica.claim());
+        assertThat(claimed).extracting(WorkItem::key).containsExactly("held");
+        // the lease is the database's: a whole lease from its now(), whatever the claiming replica's clock says
+        assertThat(db.count("select round(extract(epoch from lease_until - now())) from work_item where queue = ? and item_key = 'held'",
+                CountingWork.QUEUE)).isBetween(lease.toSeconds() - 5, lease.toSeconds());
+
+        db.execute("update work_item set status = 'pending', lease_until = null, lease_token = null where queue = ?", CountingWork.QUEUE);
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> queue.claim())).hasSize(1);
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> onAnotherReplica.claim())).as("still leased by the database's clock").isEmpty();
+
+        db.execute("update work_item set lease_until = now() - interval '1 second' where queue = ?", CountingWork.QUEUE);
+        assertThat(VertxContextSupport.subscribeAndAwait(() -> onAnotherReplica.claim())).extracting(WorkItem::key).containsExactly("held");
     }
 
     @Test

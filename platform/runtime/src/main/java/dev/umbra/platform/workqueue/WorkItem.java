@@ -1,7 +1,6 @@
 package dev.umbra.platform.workqueue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.time.Instant;
 
 /**
  * A claimed item. {@code leaseToken} is new for every claim: the queue accepts this worker's outcome
@@ -9,8 +8,9 @@ import java.time.Instant;
  * complete or overwrite the row. {@code attempts} is the number of earlier tries, {@code failures} those of
  * them that failed for the item's own reason (an outage's never count: the queue dead-letters an item at
  * {@code max-attempts} failures); {@code abandonedClaims} the claims in a row before this one whose lease
- * ran out with nothing recorded.
+ * ran out with nothing recorded. {@code claimedAtNanos}: {@link System#nanoTime()} when the claim answered; the lease
+ * runs on the database's clock, so what is left of it is measured on this monotonic one, never by comparing clocks.
  */
-public record WorkItem(String queue, String key, JsonNode payload, int attempts, long leaseToken, Instant leaseUntil,
+public record WorkItem(String queue, String key, JsonNode payload, int attempts, long leaseToken, long claimedAtNanos,
         int abandonedClaims, int failures) {
 }

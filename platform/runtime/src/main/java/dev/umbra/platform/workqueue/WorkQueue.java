@@ -39,6 +39,11 @@ import org.jboss.logging.Logger;
  * ({@code lease_until}) and a new fencing token. The work happens outside any transaction; its outcome
  * is written only where the row still carries the worker's token.
  *
+ * <p>Leases are measured on the database's clock ({@code now()}), the one clock every replica shares: on
+ * a replica's own, a clock ahead by more than a lease would take items over while their worker still
+ * holds them. Due times are the application's {@link Clock}, which may be moved (a test's, a local run's
+ * clock control) and is only ever compared with itself.
+ *
  * <p>Why one platform table keyed by queue name rather than a table per queue: the columns that make a
  * queue (status, attempts, due time, lease, token, error) are the same for every queue, so one
  * migration, one set of statements (constants, no SQL assembled from table names) and one set of
@@ -71,19 +76,19 @@ public final class WorkQueue {
             with due as (
                 select queue, item_key from work_item
                 where queue = $1
-                  and ((status = 'pending' and due_at <= $2) or (status = 'leased' and lease_until <= $2))
+                  and ((status = 'pending' and due_at <= $2) or (status = 'leased' and lease_until <= now()))
                 order by due_at
                 limit $3
                 for update skip locked)
             , claimed as (
                 update work_item w
-                set status = 'leased', lease_until = $4, lease_token = nextval('work_item_lease_token'),
+                set status = 'leased', lease_until = now() + make_interval(secs => cast($4 as double precision)),
+                    lease_token = nextval('work_item_lease_token'),
                     abandoned_claims = w.abandoned_claims + case when w.status = 'leased' and w.try_started then 1 else 0 end,
                     try_started = false
                 from due where w.queue = due.queue and w.item_key = due.item_key
-                returning w.item_key, w.payload::text as payload, w.attempts, w.failures, w.lease_token, w.lease_until, w.due_at,
-                    w.abandoned_claims)
-            select item_key, payload, attempts, failures, lease_token, lease_until, abandoned_claims from claimed order by due_at, item_key""";
+                returning w.item_key, w.payload::text as payload, w.attempts, w.failures, w.lease_token, w.due_at, w.abandoned_claims)
+            select item_key, payload, attempts, failures, lease_token, abandoned_claims from claimed order by due_at, item_key""";
     /**
      * $4 cast alike where it is used twice: PostgreSQL would deduce varchar for one use and text for the
      * other and refuse to prepare it (an ERROR in its log each time; Vert.x then prepared it again with types of its own).
@@ -111,11 +116,12 @@ public final class WorkQueue {
                 finished_at = null
             where queue = $1 and item_key = $2 and status = 'dead'""";
     private static final String HOLDS = """
-            update work_item set lease_until = greatest(lease_until, ?4)
+            update work_item set lease_until = greatest(lease_until, now() + make_interval(secs => cast(?4 as double precision)))
             where queue = ?1 and item_key = ?2 and lease_token = ?3 and status = 'leased'
             returning item_key""";
     private static final String PROGRESSED = """
-            update work_item set lease_until = greatest(lease_until, ?4), abandoned_claims = 0
+            update work_item set lease_until = greatest(lease_until, now() + make_interval(secs => cast(?4 as double precision))),
+                abandoned_claims = 0
             where queue = ?1 and item_key = ?2 and lease_token = ?3 and status = 'leased'
             returning item_key""";
     private static final String TRY_STARTS = """
@@ -234,7 +240,7 @@ public final class WorkQueue {
     private Uni<Boolean> renew(String statement, WorkItem item) {
         return Panache.getSession().chain(session -> session.createNativeQuery(statement)
                 .setParameter(1, name).setParameter(2, item.key()).setParameter(3, item.leaseToken())
-                .setParameter(4, utc(clock.instant().plus(settings.lease())))
+                .setParameter(4, leaseSeconds())
                 .getResultList()).invoke(this::sawProgress).map(rows -> !rows.isEmpty());
     }
 
@@ -248,13 +254,13 @@ public final class WorkQueue {
     public Uni<List<WorkItem>> claim() {
         Instant now = clock.instant();
         return pool.withTransaction(connection -> connection.preparedQuery(CLAIM)
-                        .execute(Tuple.of(name, utc(now), settings.batchSize(), utc(now.plus(settings.lease())))))
+                        .execute(Tuple.of(name, utc(now), settings.batchSize(), leaseSeconds())))
                 .invoke(this::sawProgress)
                 .map(rows -> {
+                    long claimedAt = System.nanoTime();
                     List<WorkItem> items = new ArrayList<>();
                     rows.forEach(row -> items.add(new WorkItem(name, row.getString("item_key"), fromJson(row), row.getInteger("attempts"),
-                            row.getLong("lease_token"), row.getOffsetDateTime("lease_until").toInstant(), row.getInteger("abandoned_claims"),
-                            row.getInteger("failures"))));
+                            row.getLong("lease_token"), claimedAt, row.getInteger("abandoned_claims"), row.getInteger("failures"))));
                     return items;
                 });
     }
@@ -336,7 +342,7 @@ public final class WorkQueue {
         if (item.abandonedClaims() > settings.maxAbandonedClaims()) {
             return abandoned(caller, handler, item);
         }
-        if (!clock.instant().isBefore(item.leaseUntil().minus(settings.lease().dividedBy(2)))) {
+        if (System.nanoTime() - item.claimedAtNanos() >= settings.lease().toNanos() / 2) {
             // A round leases its whole batch at the claim and tries it a few at a time: an item whose turn comes with
             // less than half its lease left could outlive it while another worker takes it over and tries it too.
             return record(item, Outcome.deferred("its lease ran short before its turn in the round", clock.instant()), false)
@@ -423,6 +429,10 @@ public final class WorkQueue {
             return "scheduled";
         }
         return outcome instanceof Outcome.Unavailable ? "unavailable" : "failed";
+    }
+
+    private double leaseSeconds() {
+        return settings.lease().toMillis() / 1000.0;
     }
 
     private static OffsetDateTime utc(Instant instant) {
