@@ -58,7 +58,10 @@ public class GuildResource {
     @PUT
     @Path("/owner")
     public Uni<GuildView> changeOwner(@PathParam("guildId") @DiscordId String guildId, @Valid @NotNull OwnerChangeRequest request) {
-        return guilds.changeOwner(guildId, request.ownerId()).map(GuildView::of);
+        return guilds.changeOwner(guildId, request.ownerId())
+                // The gateway sending one change again while the first is under way: the loser finds it made and answers as a repeat.
+                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> guilds.changeOwner(guildId, request.ownerId()))
+                .map(GuildView::of);
     }
 
     /** The guild itself was deleted on Discord: final, also for a guild whose install has not reached us (yet). */

@@ -60,14 +60,15 @@ public class DiscordMessenger {
     }
 
     /**
-     * What the circuit counts: Discord not answering in time, not reachable, failing (5xx) or rate-limiting us
-     * (429). A refusal of one message (a 403 for a user who takes no DMs, a 404) is that message's answer: it
-     * must not stop every other owner's messages.
+     * What the circuit counts: Discord not answering in time, not reachable, failing (5xx), rate-limiting us
+     * (429) or refusing the bot's token (401: every message would fail alike until it is fixed). A refusal of
+     * one message (a 403 for a user who takes no DMs, a 404) is that message's answer: it must not stop every
+     * other owner's messages.
      */
     static boolean discordAway(Throwable error) {
         if (error instanceof WebApplicationException answered && answered.getResponse() != null) {
             int status = answered.getResponse().getStatus();
-            return status == 429 || status >= 500;
+            return status == 401 || status == 429 || status >= 500;
         }
         return true;
     }

@@ -2,6 +2,7 @@ package dev.umbra.guild.notification;
 
 import dev.umbra.guild.lifecycle.GuildStatus;
 import dev.umbra.platform.storage.Statements;
+import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
 import dev.umbra.platform.workqueue.WorkItem;
@@ -83,10 +84,10 @@ public class NotificationDispatcher implements WorkHandler {
             return Uni.createFrom().item(Outcome.poison(unrenderable.getMessage()));
         }
         return Statements.execute(pool, "select owner_id, status from guild where guild_id = $1", Tuple.of(message.guildId()))
-                .onFailure().recoverWithNull()
-                .chain(rows -> {
-                    if (rows == null) {
-                        return Uni.createFrom().item(Outcome.deferred("the guild's owner could not be read; Discord not called", null));
+                .onItemOrFailure().transformToUni((rows, unread) -> {
+                    if (unread != null) {
+                        String reason = "the guild's owner could not be read, Discord not called: " + unread;
+                        return Uni.createFrom().item(StorageFaults.isTransient(unread) ? Outcome.unavailable(reason, null) : Outcome.failed(reason));
                     }
                     if (rows.size() == 0) {
                         return Uni.createFrom().item(Outcome.poison("no owner to tell: the guild " + message.guildId() + " is unknown"));
@@ -116,6 +117,10 @@ public class NotificationDispatcher implements WorkHandler {
             }
             if (status >= 500) {
                 return Outcome.unavailable("Discord answered " + status, null);
+            }
+            if (status == 401) {
+                // the bot's token (rotated, revoked) and not this message: every message waits for it, none is dead-lettered
+                return Outcome.unavailable("Discord refused the bot's token (401)", null);
             }
             return Outcome.failed("Discord refused the message: " + status);
         }

@@ -1,6 +1,7 @@
 package dev.umbra.guild.webjoin;
 
 import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import dev.umbra.platform.web.SignedInUser;
@@ -39,7 +40,10 @@ public class WebJoinLinkResource {
     /** 403 unless the caller owns the guild; 409 if another guild has the slug. */
     @PUT
     public Uni<LinkView> claimSlug(@PathParam("guildId") @DiscordId String guildId, @Valid @NotNull SlugRequest request) {
-        return webJoin.claimSlug(guildId, request.slug(), SignedInUser.discordUserId(caller))
+        String owner = SignedInUser.discordUserId(caller);
+        return webJoin.claimSlug(guildId, request.slug(), owner)
+                // The same claim sent twice at once (a double click): the loser finds the winner's link and answers it, or a 409 if another guild won
+                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> webJoin.claimSlug(guildId, request.slug(), owner))
                 .map(link -> new LinkView(link.slug, link.guildId, link.createdAt));
     }
 }

@@ -29,6 +29,8 @@ class DiscordMessengerTest {
         assertThat(DiscordMessenger.discordAway(new WebApplicationException(503))).isTrue();
         assertThat(DiscordMessenger.discordAway(new WebApplicationException(500))).isTrue();
         assertThat(DiscordMessenger.discordAway(new WebApplicationException(429))).isTrue();
+        // the bot's token refused: no message can go until it is fixed
+        assertThat(DiscordMessenger.discordAway(new WebApplicationException(401))).isTrue();
         assertThat(DiscordMessenger.discordAway(new TimeoutException())).isTrue();
         assertThat(DiscordMessenger.discordAway(new ConnectException("Connection refused"))).isTrue();
         // a user who takes no DMs, a channel gone: that message's answer, not Discord's state

@@ -55,6 +55,11 @@ class NotificationDispatcherTest {
     }
 
     @Test
+    void aRefusedBotTokenIsAnOutageNotEachMessagesFailure() {
+        assertThat(dispatcher.outcomeOf(answered(401, null))).isEqualTo(Outcome.unavailable("Discord refused the bot's token (401)", null));
+    }
+
+    @Test
     void aRefusalIsTheMessagesOwnFailure() {
         assertThat(dispatcher.outcomeOf(answered(403, null))).isEqualTo(Outcome.failed("Discord refused the message: 403"));
     }

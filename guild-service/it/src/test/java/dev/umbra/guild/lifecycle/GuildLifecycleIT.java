@@ -55,6 +55,23 @@ class GuildLifecycleIT {
     }
 
     @Test
+    void oneOwnerChangeSentSeveralTimesAtOnceIsAnsweredAsRepeatsAndPublishedOnce() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            String guildId = Snowflakes.random();
+            String newOwner = Snowflakes.random();
+            install(guildId).then().statusCode(201);
+
+            List<Integer> answers = Concurrently.run(4, caller -> changeOwner(guildId, newOwner).statusCode());
+
+            assertThat(answers).as("round %d", round).containsOnly(200);
+            assertThat(db.text("select owner_id from guild where guild_id = ?", guildId)).isEqualTo(newOwner);
+            // the kick follows on the guild's partition: a second GuildOwnerChanged would come before it
+            kick(guildId).then().statusCode(200);
+            assertThat(eventsOf(guildId, "BotKicked", 1)).as("round %d", round).containsExactly("BotInstalled", "GuildOwnerChanged", "BotKicked");
+        }
+    }
+
+    @Test
     void aDeletedGuildIsDeletedOnceAndCannotBeInstalledAgain() {
         String guildId = Snowflakes.random();
         install(guildId).then().statusCode(201);

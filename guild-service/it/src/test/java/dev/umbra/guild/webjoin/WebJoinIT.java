@@ -144,6 +144,15 @@ class WebJoinIT {
     }
 
     @Test
+    void anOwnerClaimingOneSlugFromTwoTabsAtOnceGetsItInBoth() throws Exception {
+        String slug = slug();
+        List<Response> answers = Concurrently.run(4, tab -> claim(owner, slug));
+
+        assertThat(answers).extracting(Response::statusCode).containsOnly(200);
+        assertThat(db.text("select guild_id from web_join_link where slug = ?", slug)).isEqualTo(guildId);
+    }
+
+    @Test
     void aTokenThatNamesNoDiscordAccountNeitherSetsTheLinkNorJoins() {
         String slug = slug();
         // the person's Umbra user id only (a token as billing reads it), or their Discord id as the subject with no claim
