@@ -13,6 +13,7 @@ import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -29,7 +30,8 @@ import java.util.UUID;
  * before or after, extends it instead. An incident spans every entry of its bursts, not only the entries
  * whose arrival found them (out of order, that one may be neither the first nor the last). All of a guild's entries are judged one request at a time (the
  * guild's anti-nuke lock), and the windows are counted from the table, so a restart loses nothing and a
- * burst spanning one is still one burst.
+ * burst spanning one is still one burst. A burst that ended longer than {@code respond-within} ago is
+ * recorded and announced, but not responded to.
  */
 @ApplicationScoped
 public class AntiNukeDetector {
@@ -60,6 +62,7 @@ public class AntiNukeDetector {
             values (:id, :guildId, :actorId, :pattern, :first, :last, :now, :acted)""";
 
     private final List<BurstRule> rules;
+    private final Duration respondWithin;
     private final GuildPlans plans;
     private final OutboxWriter outbox;
     private final WorkQueues queues;
@@ -69,6 +72,7 @@ public class AntiNukeDetector {
         this.rules = settings.rules().entrySet().stream()
                 .map(rule -> new BurstRule(rule.getKey(), rule.getValue().action(), rule.getValue().threshold(), rule.getValue().window()))
                 .toList();
+        this.respondWithin = settings.respondWithin();
         this.plans = plans;
         this.outbox = outbox;
         this.queues = queues;
@@ -129,14 +133,16 @@ public class AntiNukeDetector {
 
     private Uni<Void> trigger(String guildId, Entry entry, BurstRule rule, BurstRule.Span burst) {
         UUID incident = UUID.randomUUID();
+        Instant now = clock.instant();
+        boolean recent = !burst.last().isBefore(now.minus(respondWithin));
         return plans.entitlementsOf(guildId).chain(entitlements -> Panache.getSession()
                 .chain(session -> session.createNativeQuery(OPEN).setParameter("id", incident).setParameter("guildId", guildId)
                         .setParameter("actorId", entry.actorId()).setParameter("pattern", rule.pattern())
-                        .setParameter("first", burst.first()).setParameter("last", burst.last()).setParameter("now", clock.instant())
-                        .setParameter("acted", entitlements.antiNuke()).executeUpdate())
+                        .setParameter("first", burst.first()).setParameter("last", burst.last()).setParameter("now", now)
+                        .setParameter("acted", entitlements.antiNuke() && recent).executeUpdate())
                 .chain(() -> outbox.publish(new AntiNukeTriggered(guildId, rule.pattern(), List.of(entry.actorId()))))
                 .chain(() -> {
-                    if (!entitlements.antiNuke()) {
+                    if (!entitlements.antiNuke() || !recent) {
                         return Uni.createFrom().voidItem();
                     }
                     ObjectNode payload = JsonNodeFactory.instance.objectNode().put("guild_id", guildId).put("incident_id", incident.toString());

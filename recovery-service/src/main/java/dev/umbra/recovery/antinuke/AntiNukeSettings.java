@@ -1,6 +1,7 @@
 package dev.umbra.recovery.antinuke;
 
 import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
 import java.time.Duration;
 import java.util.Map;
 
@@ -13,6 +14,13 @@ import java.util.Map;
 public interface AntiNukeSettings {
 
     Map<String, Rule> rules();
+
+    /**
+     * How recent a burst's last entry must be for the response to act on it. Older ones (a backlog the bot forwards
+     * after a restart, a page of last week's log) are recorded and announced, but nobody loses roles today for them.
+     */
+    @WithDefault("PT10M")
+    Duration respondWithin();
 
     interface Rule {
         /** Discord's audit-log action the rule counts, by name (CHANNEL_DELETE, MEMBER_BAN_ADD, ROLE_DELETE, …). */

@@ -4,6 +4,7 @@ import dev.umbra.events.member.MemberRestored;
 import dev.umbra.platform.outbox.OutboxWriter;
 import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.ProblemException;
+import dev.umbra.recovery.antinuke.AntiNukeSuspects;
 import dev.umbra.recovery.discord.DiscordFault;
 import dev.umbra.recovery.discord.DiscordGuilds;
 import dev.umbra.platform.readmodel.GuildPlans;
@@ -65,7 +66,12 @@ public class MemberRestores {
                         throw ProblemException.forbidden("the guild's plan does not include member restore");
                     }
                     return snapshots.find(guildId, snapshotId);
-                }).map(snapshot -> snapshot.decoded().members().stream().filter(member -> member.id().equals(memberId)).findFirst()
+                }).call(snapshot -> AntiNukeSuspects.since(guildId, snapshot.createdAt).invoke(suspects -> {
+                    if (suspects.contains(memberId)) {
+                        throw ProblemException.conflict("member " + memberId + " was caught in an anti-nuke burst since snapshot " + snapshotId
+                                + ": their roles are not given back from it");
+                    }
+                })).map(snapshot -> snapshot.decoded().members().stream().filter(member -> member.id().equals(memberId)).findFirst()
                         .map(GuildStructure.Member::roles)
                         .orElseThrow(() -> ProblemException.notFound("member " + memberId + " is not in snapshot " + snapshotId))));
     }

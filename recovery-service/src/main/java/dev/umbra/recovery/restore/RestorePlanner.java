@@ -22,7 +22,8 @@ import java.util.function.Function;
  * the kept ones stand in another order (the hierarchy decides who may manage whom) — then categories,
  * then other channels, then members' roles, then the deletions, channels before roles. The guild's
  * @everyone role (its id is the guild's) is never created or deleted, only changed, and always stays at
- * the bottom. A channel's type is not compared (Discord does not change it).
+ * the bottom. A channel's type is not compared (Discord does not change it). The roles of a member withheld
+ * (a suspect of an anti-nuke burst since the snapshot) are left as they are now.
  */
 public final class RestorePlanner {
 
@@ -40,7 +41,7 @@ public final class RestorePlanner {
     private RestorePlanner() {
     }
 
-    public static List<Step> plan(String guildId, GuildStructure snapshot, GuildStructure current) {
+    public static List<Step> plan(String guildId, GuildStructure snapshot, GuildStructure current, Set<String> withheld) {
         Map<String, GuildStructure.Role> roles = byId(current.roles(), GuildStructure.Role::id);
         Map<String, GuildStructure.Channel> channels = byId(current.channels(), GuildStructure.Channel::id);
         Map<String, GuildStructure.Member> members = byId(current.members(), GuildStructure.Member::id);
@@ -72,7 +73,7 @@ public final class RestorePlanner {
         }
         for (GuildStructure.Member member : snapshot.members()) {
             GuildStructure.Member now = members.get(member.id());
-            if (now != null && !new HashSet<>(now.roles()).equals(new HashSet<>(member.roles()))) {
+            if (now != null && !withheld.contains(member.id()) && !new HashSet<>(now.roles()).equals(new HashSet<>(member.roles()))) {
                 steps.add(new Step(StepKind.SET_MEMBER_ROLES, member.id(), member));
             }
         }

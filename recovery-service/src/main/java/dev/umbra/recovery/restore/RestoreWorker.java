@@ -8,6 +8,7 @@ import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
 import dev.umbra.platform.workqueue.WorkItem;
 import dev.umbra.platform.workqueue.WorkQueues;
+import dev.umbra.recovery.antinuke.AntiNukeSuspects;
 import dev.umbra.recovery.discord.DiscordFault;
 import dev.umbra.recovery.discord.DiscordGuilds;
 import dev.umbra.recovery.discord.DiscordRejection;
@@ -155,13 +156,19 @@ public class RestoreWorker implements WorkHandler {
                 if (target == null) {
                     throw new Impossible("snapshot " + fresh.snapshotId + " is gone");
                 }
-                List<RestorePlanner.Step> steps = RestorePlanner.plan(fresh.guildId, target.decoded(), current);
-                return snapshots.store(fresh.guildId, SnapshotTrigger.PRE_RESTORE, SnapshotCodec.encode(current))
-                        .chain(pre -> RestoreSteps.insert(fresh.id, steps).invoke(() -> {
-                            fresh.preRestoreSnapshotId = pre.id;
-                            fresh.totalSteps = steps.size();
-                            fresh.status = RestoreStatus.RUNNING;
-                        }));
+                return AntiNukeSuspects.since(fresh.guildId, target.createdAt).chain(withheld -> {
+                    if (!withheld.isEmpty()) {
+                        LOG.infof("restore %s of guild %s: the roles of %d member(s) caught in an anti-nuke burst since snapshot %s are not given back",
+                                fresh.id, fresh.guildId, withheld.size(), target.id);
+                    }
+                    List<RestorePlanner.Step> steps = RestorePlanner.plan(fresh.guildId, target.decoded(), current, withheld);
+                    return snapshots.store(fresh.guildId, SnapshotTrigger.PRE_RESTORE, SnapshotCodec.encode(current))
+                            .chain(pre -> RestoreSteps.insert(fresh.id, steps).invoke(() -> {
+                                fresh.preRestoreSnapshotId = pre.id;
+                                fresh.totalSteps = steps.size();
+                                fresh.status = RestoreStatus.RUNNING;
+                            }));
+                });
             });
         })));
     }

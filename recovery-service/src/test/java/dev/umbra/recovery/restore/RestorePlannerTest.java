@@ -5,12 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.umbra.recovery.snapshot.GuildStructure;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class RestorePlannerTest {
 
     private static List<String> steps(GuildStructure snapshot, GuildStructure current) {
-        return RestorePlanner.plan(GUILD, snapshot, current).stream().map(step -> step.kind() + " " + step.targetId()).toList();
+        return steps(snapshot, current, Set.of());
+    }
+
+    private static List<String> steps(GuildStructure snapshot, GuildStructure current, Set<String> withheld) {
+        return RestorePlanner.plan(GUILD, snapshot, current, withheld).stream().map(step -> step.kind() + " " + step.targetId()).toList();
     }
 
     @Test
@@ -39,6 +44,14 @@ class RestorePlannerTest {
     }
 
     @Test
+    void theNukersRolesAreNotGivenBackAndTheirRolesNowAreLeftAsTheyAre() {
+        // the structure put back already; the response took every role from the nuker, and the nuke Bob's
+        GuildStructure nuked = new GuildStructure(guild().roles(), guild().channels(), List.of(member(ALICE), member(BOB)));
+
+        assertThat(steps(guild(), nuked, Set.of(ALICE))).containsExactly("SET_MEMBER_ROLES " + BOB);
+    }
+
+    @Test
     void onlyWhatDiffersIsChangedAndEveryoneIsNeverDeletedNorAMemberWhoLeftTouched() {
         GuildStructure snapshot = guild();
         GuildStructure current = new GuildStructure(
@@ -58,7 +71,7 @@ class RestorePlannerTest {
         GuildStructure renumbered = new GuildStructure(List.of(role(GUILD, "@everyone", "0"), ranked(MOD, "mod", 9), ranked(HELPER, "helper", 4)),
                 List.of(), List.of());
 
-        List<RestorePlanner.Step> plan = RestorePlanner.plan(GUILD, snapshot, swapped);
+        List<RestorePlanner.Step> plan = RestorePlanner.plan(GUILD, snapshot, swapped, Set.of());
         assertThat(plan).extracting(step -> step.kind() + " " + step.targetId()).containsExactly("ORDER_ROLES " + GUILD);
         assertThat(((RestorePlanner.RolePositions) plan.get(0).spec()).roles()).containsExactly(
                 new RestorePlanner.RolePositions.Position(MOD, 2), new RestorePlanner.RolePositions.Position(HELPER, 1));

@@ -35,6 +35,7 @@ import io.restassured.response.Response;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,7 +56,8 @@ class AntiNukeIT {
     WorkQueues queues;
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
+    /** A minute before the class loaded: bursts from then on are recent enough to be responded to. */
+    private static final Instant T = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(60);
 
     private String guild;
     private String actor;
@@ -192,6 +194,20 @@ class AntiNukeIT {
             assertThat(discord.guilds().changes(guild)).containsExactly("PATCH /api/v10/guilds/" + guild + "/members/" + actor);
             assertThat(db.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild)).isOne();
         }
+    }
+
+    @Test
+    void aBurstThatEndedLongerAgoThanRespondWithinIsAnnouncedButNobodyLosesRolesForIt() {
+        aPlanWithAntiNukeAndTheActorAMemberWithARole();
+        // a page of the log from an hour ago, forwarded late (the bot restarting, say)
+        forward(deletion(-3_600), deletion(-3_599), deletion(-3_598)).then().statusCode(202)
+                .body("triggered", equalTo(List.of("mass-channel-deletion")));
+
+        assertThat(db.text("select cast(acted as text) from anti_nuke_incident where guild_id = ?", guild)).isEqualTo("false");
+        assertThat(db.count("select count(*) from work_item where queue = ? and payload ->> 'guild_id' = ?", AntiNukeResponse.QUEUE, guild))
+                .isZero();
+        await().atMost(WAIT).until(() -> antiNukeEvents() == 1);
+        assertThat(discord.guilds().changes(guild)).isEmpty();
     }
 
     @Test

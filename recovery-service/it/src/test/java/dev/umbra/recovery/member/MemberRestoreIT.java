@@ -10,6 +10,7 @@ import static dev.umbra.recovery.RecoveryFixtures.WAIT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -78,13 +79,30 @@ class MemberRestoreIT {
     }
 
     @Test
-    void aPlanWithoutMemberRestoreAnUnknownMemberAndDiscordDownAreProblems() {
+    void aMemberCaughtInAnAntiNukeBurstSinceTheSnapshotIsRefusedTheirRolesFromIt() {
+        grant(db, guild, "PREMIUM");
+        db.execute("""
+                insert into anti_nuke_incident (id, guild_id, actor_id, pattern, first_at, last_at, triggered_at, acted)
+                values (?, ?, ?, 'ROLE_DELETE', now() - interval '5 seconds', now(), now(), true)""", UUID.randomUUID(), guild, member);
+
+        restore(member, snapshot).then().statusCode(409).contentType("application/problem+json")
+                .body("detail", containsString("anti-nuke"));
+        assertThat(discord.guilds().changes(guild)).isEmpty();
+    }
+
+    @Test
+    void aPlanWithoutMemberRestoreAnUnknownMemberAndDiscordDownOrRefusingAreProblems() {
         restore(member, snapshot).then().statusCode(403).contentType("application/problem+json");
         grant(db, guild, "PREMIUM");
         restore(Snowflakes.random(), snapshot).then().statusCode(404).contentType("application/problem+json");
         restore(member, UUID.randomUUID()).then().statusCode(404).contentType("application/problem+json");
         discord.fail(1);
-        restore(member, snapshot).then().statusCode(503).contentType("application/problem+json");
+        restore(member, snapshot).then().statusCode(503).contentType("application/problem+json")
+                .body("detail", equalTo("Discord is unavailable or did not answer: try again later"));
+        // Discord's own words stay in the log: the caller gets ours
+        discord.reject(1);
+        restore(member, snapshot).then().statusCode(502).contentType("application/problem+json")
+                .body("detail", equalTo("Discord refused the call (403): the bot lacks a permission it needs in this guild"));
         assertThat(discord.guilds().changes(guild)).isEmpty();
     }
 

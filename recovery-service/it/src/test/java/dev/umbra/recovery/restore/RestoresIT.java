@@ -105,6 +105,23 @@ class RestoresIT {
     }
 
     @Test
+    void aMemberCaughtInAnAntiNukeBurstSinceTheSnapshotDoesNotGetTheirRolesBack() {
+        String nuker = saved.members().get(0).id();
+        db.execute("""
+                insert into anti_nuke_incident (id, guild_id, actor_id, pattern, first_at, last_at, triggered_at, acted)
+                values (?, ?, ?, 'CHANNEL_DELETE', now() - interval '5 seconds', now(), now(), true)""", UUID.randomUUID(), guild, nuker);
+
+        JsonPath finished = awaitFinished(guild, restore(guild, snapshot));
+
+        assertThat(finished.getString("status")).isEqualTo("COMPLETED");
+        // the restore of every other step, and of the other member's roles
+        assertThat(finished.getInt("totalSteps")).isEqualTo(10);
+        Map<String, Integer> rolesOf = new HashMap<>();
+        onDiscord(discord, guild).path("members").forEach(member -> rolesOf.put(member.path("user").path("id").asText(), member.path("roles").size()));
+        assertThat(rolesOf).containsEntry(nuker, 0).containsEntry(saved.members().get(1).id(), 1);
+    }
+
+    @Test
     void twoRestoresAskedAtOnceStartOneAndRefuseTheOther() throws Exception {
         grant(db, guild, "PRO");
         CyclicBarrier together = new CyclicBarrier(2);
