@@ -52,7 +52,7 @@ public class Replay extends PanacheEntityBase {
     public int refusedMasked;
 
     /**
-     * Events in scope recorded before the consumers' dedupe horizon: never published, since a consumer
+     * Events in scope recorded more than half the consumers' dedupe horizon ago: never published, since a consumer
      * that forgot it applied one would apply it again.
      */
     @Column(name = "refused_old", nullable = false)

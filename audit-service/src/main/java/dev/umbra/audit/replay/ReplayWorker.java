@@ -37,7 +37,7 @@ public class ReplayWorker implements WorkHandler {
     private final StoredEvents events;
     private final ReplayPublisher publisher;
     private final ReplaySettings settings;
-    private final Duration dedupeHorizon;
+    private final Duration replayHorizon;
     private final WorkQueue queue;
     private final Clock clock;
 
@@ -46,7 +46,9 @@ public class ReplayWorker implements WorkHandler {
         this.events = events;
         this.publisher = publisher;
         this.settings = settings;
-        this.dedupeHorizon = inbox.dedupe().horizon();
+        // half: a copy must reach every consumer while it still keeps its claim of the original, and the claim's clock
+        // (processed_at, the database's) starts when that consumer applied it, not at recorded_at; the rest is for its lag
+        this.replayHorizon = inbox.dedupe().horizon().dividedBy(2);
         this.queue = queues.queue(Replays.QUEUE);
         this.clock = clock;
     }
@@ -106,8 +108,9 @@ public class ReplayWorker implements WorkHandler {
                     + "the event that was published");
         }
         if (replay.refusedOld > 0) {
-            refused.add(replay.refusedOld + " events not replayed: recorded more than " + dedupeHorizon + " ago, beyond the consumers' "
-                    + "dedupe horizon (umbra.inbox.dedupe.horizon), so a consumer could apply them twice");
+            refused.add(replay.refusedOld + " events not replayed: recorded more than " + replayHorizon + " ago, half the consumers' "
+                    + "dedupe horizon (umbra.inbox.dedupe.horizon): a consumer lagging behind the copy could have forgotten the original "
+                    + "and apply it twice");
         }
         return refused.isEmpty() ? null : String.join("; ", refused);
     }
@@ -130,7 +133,7 @@ public class ReplayWorker implements WorkHandler {
 
     private Uni<Outcome> publishNext(WorkItem item, UUID id, Round round) {
         int limit = settings.batchSize();
-        Instant horizon = clock.instant().minus(dedupeHorizon);
+        Instant horizon = clock.instant().minus(replayHorizon);
         return events.after(round.scope(), round.cursor(), limit).chain(batch -> {
             List<StoredEvent> publishable = batch.stream().filter(event -> !event.masked() && !event.olderThan(horizon)).toList();
             int masked = (int) batch.stream().filter(StoredEvent::masked).count();

@@ -113,9 +113,10 @@ class ReplayIT {
     void aReplayOfOneAggregatePublishesItsEventsAsTheyWereInRecordedOrderAndChangesNoStoredRow() throws Exception {
         String aggregate = "probe-" + UUID.randomUUID();
         List<UUID> ids = storedEvents(aggregate, 5);
-        // and one recorded before the consumers' dedupe horizon (30 days): a consumer may have forgotten it
+        // and one recorded 20 days ago: within the consumers' dedupe horizon (30 days), but a consumer lagging more than
+        // the 10 days left when the copy reaches it may have forgotten the original
         UUID old = UUID.randomUUID();
-        Instant longAgo = Instant.now().minus(31, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MILLIS);
+        Instant longAgo = Instant.now().minus(20, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MILLIS);
         KafkaProbe.produceAll(List.of(recordedAt(record("audit_probe", aggregate, "ProbeReported", "{\"n\":-1}", old, longAgo), longAgo)));
         await().atMost(WAIT).until(() -> stored(db, old) == 1);
         long rowsBefore = db.count("select count(*) from audit_log where aggregate_id = ?", aggregate);

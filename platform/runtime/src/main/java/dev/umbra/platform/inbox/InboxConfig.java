@@ -49,7 +49,8 @@ public interface InboxConfig {
          * How long a consumer remembers an event it applied ({@code processed_event}); older claims are
          * trimmed. Longer than Kafka's retention (7 days by default) plus the longest a consumer may lag,
          * and the horizon of audit replays: an event older than this may be applied again if re-published,
-         * so audit-service replays none older. Set it the same in every service.
+         * so audit-service replays none older than half of it (the rest is room for a consumer's lag). Set it
+         * the same in every service.
          */
         @WithDefault("P30D")
         Duration horizon();
