@@ -290,7 +290,8 @@ public final class DiscordSandbox implements AutoCloseable {
      * under the endpoints of Discord's API v10 ({@code GET|POST|PATCH /guilds/{id}/roles} (PATCH: positions), {@code PATCH|DELETE
      * /guilds/{id}/roles/{role}}, {@code GET|POST /guilds/{id}/channels}, {@code PATCH|DELETE /channels/{id}},
      * {@code GET /guilds/{id}/members}, {@code PATCH /guilds/{id}/members/{user}} with {@code roles}). Objects
-     * are Discord's JSON (snake_case). Every change is recorded per guild as "METHOD path" so that a test can
+     * are Discord's JSON (snake_case). A role with {@code "managed": true} (an integration's, the booster role) is
+     * refused any change or deletion (403). Every change is recorded per guild as "METHOD path" so that a test can
      * count what a client did; reads are not.
      */
     public static final class Guilds {
@@ -427,6 +428,10 @@ public final class DiscordSandbox implements AutoCloseable {
 
         private static Answer objectCall(Guild guild, Map<String, ObjectNode> objects, String method, String path, String id, JsonNode body) {
             ObjectNode object = objects.get(id);
+            if (objects == guild.roles && object.path("managed").asBoolean() && !"GET".equals(method)) {
+                // an integration's or the booster role: as Discord, no bot may change or delete it
+                return new Answer(403, JSON.createObjectNode().put("message", "Missing Permissions").put("code", 50013).toString());
+            }
             switch (method) {
                 case "PATCH" -> {
                     body.fields().forEachRemaining(field -> object.set(field.getKey(), field.getValue()));

@@ -46,6 +46,10 @@ public class RestoreJob extends PanacheEntityBase {
     @Column(name = "deleted_count", nullable = false)
     public int deletedCount;
 
+    /** Steps Discord refused, left as they are. */
+    @Column(name = "skipped_count", nullable = false)
+    public int skippedCount;
+
     public String error;
 
     @Column(name = "requested_at", nullable = false)
@@ -65,6 +69,7 @@ public class RestoreJob extends PanacheEntityBase {
     }
 
     String summary() {
-        return "created " + createdCount + ", updated " + updatedCount + ", deleted " + deletedCount;
+        return "created " + createdCount + ", updated " + updatedCount + ", deleted " + deletedCount
+                + (skippedCount == 0 ? "" : ", skipped " + skippedCount + " that Discord refused (a managed role, one above the bot's)");
     }
 }

@@ -62,7 +62,9 @@ public class RestoreService {
                     }
                     return plans.entitlementsOf(guildId);
                 })
-                .chain(entitlements -> RestoreJob.count("guildId = ?1 and requestedAt > ?2", guildId, now.minus(DAY)).map(recent -> {
+                // a restore that failed is not the restore the guild asked for: asking again does not use up the day's allowance
+                .chain(entitlements -> RestoreJob.count("guildId = ?1 and requestedAt > ?2 and status <> ?3", guildId, now.minus(DAY),
+                        RestoreStatus.FAILED).map(recent -> {
                     if (recent >= entitlements.restoresPerDay()) {
                         throw new ProblemException(429, "Too Many Requests",
                                 "the guild's plan allows " + entitlements.restoresPerDay() + " restores in 24 hours");

@@ -15,11 +15,15 @@ import java.util.UUID;
 /** The stored steps of a restore ({@code restore_step}), in the caller's session. */
 final class RestoreSteps {
 
-    /** A step as stored: {@code status} PENDING, ATTEMPTED or DONE; {@code discordId} the id a create got. */
+    /** A step as stored: {@code status} PENDING, ATTEMPTED, DONE or SKIPPED (Discord refused it); {@code discordId} the id a create got. */
     record Stored(int seq, StepKind kind, String targetId, String spec, String status, String discordId) {
 
         boolean done() {
             return "DONE".equals(status);
+        }
+
+        boolean finished() {
+            return done() || "SKIPPED".equals(status);
         }
 
         boolean attempted() {
@@ -52,6 +56,10 @@ final class RestoreSteps {
     private static final String DONE = """
             update restore_step set status = 'DONE', discord_id = :discordId, done_at = :at
             where job_id = :jobId and seq = :seq and status <> 'DONE'""";
+    private static final String SKIPPED = """
+            update restore_step set status = 'SKIPPED', note = :note, done_at = :at
+            where job_id = :jobId and seq = :seq and status not in ('DONE', 'SKIPPED')""";
+    private static final String COUNT_SKIPPED = "update restore_job set done_steps = done_steps + 1, skipped_count = skipped_count + 1 where id = :jobId";
     private static final String COUNT = """
             update restore_job set done_steps = done_steps + 1, created_count = created_count + :created,
                    updated_count = updated_count + :updated, deleted_count = deleted_count + :deleted
@@ -99,6 +107,15 @@ final class RestoreSteps {
                                 .setParameter("updated", "updated".equals(step.kind().counted) ? 1 : 0)
                                 .setParameter("deleted", "deleted".equals(step.kind().counted) ? 1 : 0)
                                 .executeUpdate()))
+                .replaceWithVoid();
+    }
+
+    /** Marks the step skipped (Discord refused it) and counts it, once. */
+    static Uni<Void> skipped(UUID jobId, Stored step, String note, Instant at) {
+        return Panache.getSession().chain(session -> session.createNativeQuery(SKIPPED).setParameter("jobId", jobId).setParameter("seq", step.seq())
+                .setParameter("note", note).setParameter("at", at).executeUpdate()
+                .chain(changed -> changed == 0 ? Uni.createFrom().item(0)
+                        : session.createNativeQuery(COUNT_SKIPPED).setParameter("jobId", jobId).executeUpdate()))
                 .replaceWithVoid();
     }
 

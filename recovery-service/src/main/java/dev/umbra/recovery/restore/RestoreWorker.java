@@ -179,14 +179,29 @@ public class RestoreWorker implements WorkHandler {
         planned.steps().stream().filter(step -> step.done() && step.discordId() != null).forEach(step -> created.put(step.targetId(), step.discordId()));
         Uni<Void> applied = Uni.createFrom().voidItem();
         for (RestoreSteps.Stored step : planned.steps()) {
-            if (!step.done()) {
+            if (!step.finished()) {
                 applied = applied.chain(() -> applyOne(item, job, step, created));
             }
         }
         return applied;
     }
 
+    /**
+     * A step Discord refuses (403: a managed role, one above the bot's own; 400: a channel a Community guild needs; 404:
+     * gone meanwhile) is skipped and the restore goes on: the rest of the guild is worth restoring, and failing here
+     * would leave it half done. A refused token (401) refuses every step alike: the restore fails.
+     */
     private Uni<Void> applyOne(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+        return applyStep(item, job, step, created)
+                .onFailure(refused -> refused instanceof DiscordRejection rejection && rejection.status() != 401).recoverWithUni(refused -> {
+                    int status = ((DiscordRejection) refused).status();
+                    LOG.infof("restore %s of guild %s: step %d (%s %s) skipped: %s", job.id, job.guildId, step.seq(), step.kind(), step.targetId(),
+                            refused.getMessage());
+                    return afterProgress(item, () -> RestoreSteps.skipped(job.id, step, "Discord refused it (" + status + ")", clock.instant()));
+                });
+    }
+
+    private Uni<Void> applyStep(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
         if (step.kind().creates()) {
             Uni<String> alreadyThere = step.attempted() ? createdBefore(item, job, step, created) : Uni.createFrom().nullItem();
             return alreadyThere
