@@ -50,6 +50,8 @@ public final class DiscordSandbox implements AutoCloseable {
     private final AtomicReference<Fault> fault = new AtomicReference<>(Fault.NONE);
     private final AtomicInteger faultsLeft = new AtomicInteger();
     private final AtomicInteger passingBeforeFault = new AtomicInteger();
+    private final AtomicInteger failEvery = new AtomicInteger();
+    private final AtomicInteger callsSinceFailEvery = new AtomicInteger();
     private final AtomicInteger createAnswersToLose = new AtomicInteger();
     private final AtomicReference<Duration> latency = new AtomicReference<>(Duration.ZERO);
     private final Guilds guilds = new Guilds();
@@ -120,6 +122,12 @@ public final class DiscordSandbox implements AutoCloseable {
         fault.set(Fault.FAIL);
     }
 
+    /** From now on until {@link #recover()}, every {@code n}-th call answers 503: a Discord that keeps failing now and then. */
+    public void failEvery(int n) {
+        callsSinceFailEvery.set(0);
+        failEvery.set(n);
+    }
+
     /** The guilds' roles, channels and members as this sandbox keeps them. */
     public Guilds guilds() {
         return guilds;
@@ -161,6 +169,7 @@ public final class DiscordSandbox implements AutoCloseable {
         fault.set(Fault.NONE);
         faultsLeft.set(0);
         passingBeforeFault.set(0);
+        failEvery.set(0);
         createAnswersToLose.set(0);
         latency.set(Duration.ZERO);
     }
@@ -173,6 +182,11 @@ public final class DiscordSandbox implements AutoCloseable {
             }
             if (!latency.get().isZero()) {
                 sleep(latency.get());
+            }
+            int every = failEvery.get();
+            if (every > 0 && callsSinceFailEvery.incrementAndGet() % every == 0) {
+                respond(exchange, 503, "{\"message\": \"upstream unavailable\"}");
+                return;
             }
             Fault current = fault.get();
             if (current != Fault.NONE && passingBeforeFault.getAndUpdate(n -> Math.max(0, n - 1)) == 0

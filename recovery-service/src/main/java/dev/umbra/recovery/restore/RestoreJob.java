@@ -50,6 +50,10 @@ public class RestoreJob extends PanacheEntityBase {
     @Column(name = "skipped_count", nullable = false)
     public int skippedCount;
 
+    /** Tries that failed since the last progress (the plan stored, a step finished): {@link RestoreSettings#maxAttempts()} of them give it up. */
+    @Column(name = "failed_tries", nullable = false)
+    public int failedTries;
+
     public String error;
 
     @Column(name = "requested_at", nullable = false)

@@ -7,9 +7,10 @@ import io.smallrye.config.WithDefault;
 public interface RestoreSettings {
 
     /**
-     * Tries of a restore's work item that fail (Discord down, its circuit open, the database away) before
-     * the restore is given up → RestoreFailed. Progress is kept: a try resumes after the last finished step.
-     * Below the work queue's own max-attempts, so the restore, not the queue, decides.
+     * Tries of a restore's work item that fail in a row, with no step finished in between (Discord down or
+     * rate-limiting, its circuit open), before the restore is given up → RestoreFailed. Progress is kept: a try
+     * resumes after the last finished step, and a finished step starts the count anew. Below the work queue's
+     * own max-attempts, so the restore, not the queue, decides.
      */
     @WithDefault("10")
     int maxAttempts();

@@ -59,9 +59,10 @@ final class RestoreSteps {
     private static final String SKIPPED = """
             update restore_step set status = 'SKIPPED', note = :note, done_at = :at
             where job_id = :jobId and seq = :seq and status not in ('DONE', 'SKIPPED')""";
-    private static final String COUNT_SKIPPED = "update restore_job set done_steps = done_steps + 1, skipped_count = skipped_count + 1 where id = :jobId";
+    private static final String COUNT_SKIPPED = """
+            update restore_job set done_steps = done_steps + 1, skipped_count = skipped_count + 1, failed_tries = 0 where id = :jobId""";
     private static final String COUNT = """
-            update restore_job set done_steps = done_steps + 1, created_count = created_count + :created,
+            update restore_job set done_steps = done_steps + 1, failed_tries = 0, created_count = created_count + :created,
                    updated_count = updated_count + :updated, deleted_count = deleted_count + :deleted
             where id = :jobId""";
 

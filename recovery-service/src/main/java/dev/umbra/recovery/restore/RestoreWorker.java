@@ -3,6 +3,7 @@ package dev.umbra.recovery.restore;
 import dev.umbra.events.recovery.RestoreCompleted;
 import dev.umbra.events.recovery.RestoreFailed;
 import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
@@ -58,6 +59,7 @@ public class RestoreWorker implements WorkHandler {
     public static final String QUEUE = "restore-job";
 
     private static final Logger LOG = Logger.getLogger(RestoreWorker.class);
+    private static final String FAILED_TRY = "update restore_job set failed_tries = failed_tries + 1 where id = $1 returning failed_tries";
 
     /** This worker's lease on the item was taken over: stop, the other worker carries on. */
     private static final class LeaseLost extends RuntimeException {
@@ -167,6 +169,7 @@ public class RestoreWorker implements WorkHandler {
                                 fresh.preRestoreSnapshotId = pre.id;
                                 fresh.totalSteps = steps.size();
                                 fresh.status = RestoreStatus.RUNNING;
+                                fresh.failedTries = 0;
                             }));
                 });
             });
@@ -275,24 +278,34 @@ public class RestoreWorker implements WorkHandler {
     }
 
     private Uni<Outcome> afterFailedTry(WorkItem item, UUID jobId, Throwable error) {
-        int tries = item.attempts() + 1;
-        boolean hopeless = error instanceof DiscordRejection || error instanceof Impossible;
-        if (hopeless || tries >= settings.maxAttempts()) {
-            return fail(item, jobId, failureSummary(error, tries, hopeless), error.toString()).replaceWith(Outcome.done())
-                    .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null));
+        if (error instanceof DiscordRejection || error instanceof Impossible) {
+            return giveUp(item, jobId, error, failureSummary(error, 0, true));
         }
+        return Panache.withTransaction(() -> Panache.getSession().chain(session -> NativeSelects.select(session, FAILED_TRY, jobId)))
+                .map(NativeSelects.single(Integer.class))
+                // the database away: the try is not counted, and it is an outage of ours, which never gives a restore up
+                .onFailure().recoverWithItem(0)
+                .chain(tries -> tries != null && tries >= settings.maxAttempts()
+                        ? giveUp(item, jobId, error, failureSummary(error, tries, false))
+                        : Uni.createFrom().item(retried(error)));
+    }
+
+    private Uni<Outcome> giveUp(WorkItem item, UUID jobId, Throwable error, String summary) {
+        return fail(item, jobId, summary, error.toString()).replaceWith(Outcome.done())
+                .onFailure(LeaseLost.class).recoverWithItem(lost -> Outcome.deferred(lost.getMessage(), null));
+    }
+
+    private Outcome retried(Throwable error) {
         if (error instanceof DiscordFault fault) {
-            return Uni.createFrom().item(Outcome.unavailable(fault.getMessage(),
-                    fault.retryAfter() == null ? null : clock.instant().plus(fault.retryAfter())));
+            return Outcome.unavailable(fault.getMessage(), fault.retryAfter() == null ? null : clock.instant().plus(fault.retryAfter()));
         }
         if (error instanceof CircuitBreakerOpenException) {
-            return Uni.createFrom().item(Outcome.unavailable("Discord's circuit is open",
-                    clock.instant().plus(discordSettings.client().circuit().delay())));
+            return Outcome.unavailable("Discord's circuit is open", clock.instant().plus(discordSettings.client().circuit().delay()));
         }
         if (StorageFaults.isTransient(error)) {
-            return Uni.createFrom().item(Outcome.unavailable(error.toString(), null));
+            return Outcome.unavailable(error.toString(), null);
         }
-        return Uni.createFrom().item(Outcome.failed(error.toString()));
+        return Outcome.failed(error.toString());
     }
 
     /**

@@ -218,6 +218,27 @@ class RestoresIT {
     }
 
     @Test
+    void aRestoreThatKeepsMakingProgressBetweenDiscordsFailuresIsFinishedNotGivenUp() {
+        // twelve more channels: a restore of 23 steps, with every fifth call to Discord failing, fails far more tries in all than the
+        // five the test profile allows in a row, never more than one in a row
+        List<GuildStructure.Channel> channels = new ArrayList<>(saved.channels());
+        for (int i = 0; i < 12; i++) {
+            channels.add(new GuildStructure.Channel(Snowflakes.random(), "room-" + i, 0, 2 + i, saved.channels().get(0).id(), null, List.of()));
+        }
+        GuildStructure larger = new GuildStructure(saved.roles(), channels, saved.members());
+        UUID largerSnapshot = takeSnapshot(guild, larger);
+        discord.guilds().put(guild, discordShape(nuked(guild, larger)));
+        discord.failEvery(5);
+
+        UUID job = restore(guild, largerSnapshot);
+
+        completed(job, 23);
+        discord.recover();
+        assertThat(db.count("select failed_tries from restore_job where id = ?", job)).isZero();
+        assertThat(onDiscord(discord, guild).path("channels")).hasSize(15);
+    }
+
+    @Test
     void aSnapshotTakenWhileARestoreWaitsOutAnOutageLeavesTheRestoresOwnSnapshotsAlone() {
         // FREE keeps one snapshot; the restore reads its target and the PRE_RESTORE snapshot it took until it is over
         discord.failAfter(5, -1);
