@@ -58,7 +58,7 @@ public final class WorkQueue {
 
     private static final Logger LOG = Logger.getLogger(WorkQueue.class);
     private static final Duration RECORD_RETRY_DELAY = Duration.ofMillis(100);
-    private static final int RECORD_RETRIES = 3;
+    private static final Duration RECORD_RETRY_MAX_DELAY = Duration.ofMillis(500);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final String ENQUEUE = """
@@ -282,9 +282,12 @@ public final class WorkQueue {
                 .addValue(next.dueAt() == null ? null : utc(next.dueAt())).addValue(next.error()).addValue(utc(now)).addValue(tried)
                 .addValue(next.failures()).addValue(next.readyAt() == null ? null : utc(next.readyAt()));
         // fenced by the lease token, so trying it again is safe; a fault left unhandled would leave the try
-        // started with nothing recorded, which the next claim counts as an abandoned claim
+        // started with nothing recorded, which the next claim counts as an abandoned claim. Tried again for up to half
+        // a lease: an outcome held back by a short outage of the database is recorded once it is back, where given up
+        // it would keep the item (a recurring job's one item, say) from everyone until its lease ran out
         return Statements.execute(pool, RECORD, values)
-                .onFailure(StorageFaults::isTransient).retry().withBackOff(RECORD_RETRY_DELAY).atMost(RECORD_RETRIES)
+                .onFailure(StorageFaults::isTransient).retry().withBackOff(RECORD_RETRY_DELAY, RECORD_RETRY_MAX_DELAY)
+                .expireIn(settings.lease().toMillis() / 2)
                 .invoke(this::sawProgress)
                 .map(rows -> {
                     boolean accepted = rows.rowCount() == 1;
