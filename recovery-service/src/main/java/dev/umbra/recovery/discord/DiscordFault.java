@@ -15,36 +15,43 @@ import java.time.Duration;
  */
 public final class DiscordFault extends RuntimeException {
 
+    private final String account;
     private final boolean surelyNotArrived;
     private final Duration retryAfter;
 
-    private DiscordFault(String message, boolean surelyNotArrived, Duration retryAfter) {
-        super(message, null, false, false);
+    private DiscordFault(String account, String detail, boolean surelyNotArrived, Duration retryAfter) {
+        super(detail == null ? account : account + ": " + detail, null, false, false);
+        this.account = account;
         this.surelyNotArrived = surelyNotArrived;
         this.retryAfter = retryAfter;
     }
 
-    static DiscordFault of(Throwable transportFailure) {
+    public static DiscordFault of(Throwable transportFailure) {
         for (Throwable cause = transportFailure; cause != null; cause = cause.getCause()) {
             if (cause instanceof ConnectException || cause instanceof UnknownHostException || cause instanceof NoRouteToHostException) {
-                return new DiscordFault("could not connect to Discord: " + cause.getMessage(), true, null);
+                return new DiscordFault("could not connect to Discord", cause.getMessage(), true, null);
             }
         }
-        return new DiscordFault("no answer from Discord: " + transportFailure.getClass().getSimpleName()
+        return new DiscordFault("no answer from Discord", transportFailure.getClass().getSimpleName()
                 + (transportFailure.getMessage() == null ? "" : " " + transportFailure.getMessage()), false, null);
     }
 
     static DiscordFault rateLimited(Duration retryAfter) {
-        return new DiscordFault("Discord rate-limited the call (429)", true, retryAfter);
+        return new DiscordFault("Discord rate-limited the call (429)", null, true, retryAfter);
     }
 
     static DiscordFault failed(int status) {
-        return new DiscordFault("Discord answered " + status, false, null);
+        return new DiscordFault("Discord answered " + status, null, false, null);
     }
 
     /** Discord's circuit is open: the call was not made. */
     public static DiscordFault circuitOpen() {
-        return new DiscordFault("Discord's circuit is open: not called", true, null);
+        return new DiscordFault("Discord's circuit is open: not called", null, true, null);
+    }
+
+    /** What happened in our words, for owners: the transport's own text (hosts, ports) stays in the log. */
+    public String account() {
+        return account;
     }
 
     public boolean surelyNotArrived() {

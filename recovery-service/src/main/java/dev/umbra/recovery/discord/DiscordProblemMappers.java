@@ -31,13 +31,7 @@ public class DiscordProblemMappers {
     @ServerExceptionMapper
     public Response refused(DiscordRejection e, UriInfo uri) {
         LOG.infof("%s answered 502: %s", uri.getPath(), e.getMessage());
-        String detail = switch (e.status()) {
-            case 401 -> "Discord refused the bot's credentials (401)";
-            case 403 -> "Discord refused the call (403): the bot lacks a permission it needs in this guild";
-            case 404 -> "Discord refused the call (404): it does not know the guild, member, role or channel";
-            default -> "Discord refused the call (" + e.status() + ")";
-        };
         return Response.status(502).type(Problem.MEDIA_TYPE)
-                .entity(new Problem("about:blank", "Bad Gateway", 502, detail, uri.getPath(), List.of())).build();
+                .entity(new Problem("about:blank", "Bad Gateway", 502, e.account(), uri.getPath(), List.of())).build();
     }
 }

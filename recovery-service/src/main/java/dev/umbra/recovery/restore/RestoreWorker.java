@@ -314,7 +314,11 @@ public class RestoreWorker implements WorkHandler {
      */
     static String failureSummary(Throwable error, int tries, boolean hopeless) {
         String what;
-        if (error instanceof DiscordRejection || error instanceof DiscordFault || error instanceof Impossible) {
+        if (error instanceof DiscordRejection rejection) {
+            what = rejection.account();
+        } else if (error instanceof DiscordFault fault) {
+            what = fault.account();
+        } else if (error instanceof Impossible) {
             what = error.getMessage();
         } else if (error instanceof CircuitBreakerOpenException) {
             what = "Discord's circuit was open";

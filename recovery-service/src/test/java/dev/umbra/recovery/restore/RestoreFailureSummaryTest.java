@@ -3,6 +3,7 @@ package dev.umbra.recovery.restore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.umbra.recovery.discord.DiscordFault;
+import dev.umbra.recovery.discord.DiscordRejection;
 import java.net.ConnectException;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,14 @@ class RestoreFailureSummaryTest {
     void discordsOwnAccountIsPassedOnWithTheTries() {
         assertThat(RestoreWorker.failureSummary(DiscordFault.circuitOpen(), 5, false))
                 .isEqualTo("gave up after 5 tries: Discord's circuit is open: not called");
+    }
+
+    @Test
+    void neitherDiscordsOwnTextNorTheTransportsHostsReachTheOwner() {
+        assertThat(RestoreWorker.failureSummary(DiscordFault.of(new ConnectException("Connection refused: discord.internal/10.1.2.3:443")), 5,
+                false)).isEqualTo("gave up after 5 tries: could not connect to Discord");
+        assertThat(RestoreWorker.failureSummary(new DiscordRejection(403, "Missing Permissions"), 1, true))
+                .isEqualTo("Discord refused the call (403): the bot lacks a permission it needs in this guild");
     }
 
     @Test
