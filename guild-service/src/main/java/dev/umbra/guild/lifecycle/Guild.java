@@ -36,10 +36,14 @@ public class Guild extends PanacheEntityBase {
     @Column(name = "updated_at", nullable = false)
     public Instant updatedAt;
 
+    /** When, on Discord, the latest change applied happened, as far as the bot's calls said: a call about an earlier event is overtaken. */
+    @Column(name = "discord_at")
+    public Instant discordAt;
+
     @Version
     public long version;
 
-    public static Guild installed(String guildId, String installerUserId, Instant now) {
+    public static Guild installed(String guildId, String installerUserId, Instant occurredAt, Instant now) {
         Guild guild = new Guild();
         guild.guildId = guildId;
         guild.status = GuildStatus.INSTALLED;
@@ -47,7 +51,32 @@ public class Guild extends PanacheEntityBase {
         guild.ownerId = installerUserId;
         guild.installedAt = now;
         guild.updatedAt = now;
+        guild.discordAt = occurredAt;
         return guild;
+    }
+
+    /**
+     * A guild the bot was kicked from at {@code occurredAt} before its install reached us (the kick overtook it): kept, so
+     * that install, when it comes, is seen to have happened before the kick and changes nothing.
+     */
+    public static Guild kickedUnseen(String guildId, Instant occurredAt, Instant now) {
+        Guild guild = new Guild();
+        guild.guildId = guildId;
+        guild.status = GuildStatus.KICKED;
+        guild.updatedAt = now;
+        guild.discordAt = occurredAt;
+        return guild;
+    }
+
+    /** Whether a call about an event that happened on Discord at {@code occurredAt} (null: not said) comes after a later one was applied. */
+    public boolean overtaken(Instant occurredAt) {
+        return occurredAt != null && discordAt != null && occurredAt.isBefore(discordAt);
+    }
+
+    private void happened(Instant occurredAt) {
+        if (occurredAt != null && (discordAt == null || occurredAt.isAfter(discordAt))) {
+            discordAt = occurredAt;
+        }
     }
 
     /**
@@ -63,25 +92,36 @@ public class Guild extends PanacheEntityBase {
     }
 
     /**
-     * The bot is added (again). Returns false when it already is installed: a repeated call from the
-     * gateway changes nothing and publishes nothing.
+     * The bot is added (again) at {@code occurredAt} on Discord (null: not said). Returns false when it already is
+     * installed (a repeated call from the gateway changes nothing and publishes nothing) or the call was overtaken.
      */
-    public boolean install(String installerUserId, Instant now) {
-        if (status == GuildStatus.INSTALLED) {
-            return false;
-        }
+    public boolean install(String installerUserId, Instant occurredAt, Instant now) {
         if (status == GuildStatus.DELETED) {
             throw new IllegalStateException("guild " + guildId + " was deleted");
         }
+        if (overtaken(occurredAt)) {
+            return false;
+        }
+        happened(occurredAt);
+        if (status == GuildStatus.INSTALLED) {
+            return false;
+        }
         this.status = GuildStatus.INSTALLED;
         this.installerUserId = installerUserId;
+        if (ownerId == null) {
+            this.ownerId = installerUserId;
+        }
         this.installedAt = now;
         this.updatedAt = now;
         return true;
     }
 
-    /** The bot was removed. Returns false when it already was (or the guild is gone). */
-    public boolean kick(Instant now) {
+    /** The bot was removed at {@code occurredAt} on Discord (null: not said). Returns false when it already was, the guild is gone, or the call was overtaken. */
+    public boolean kick(Instant occurredAt, Instant now) {
+        if (overtaken(occurredAt) || status == GuildStatus.DELETED) {
+            return false;
+        }
+        happened(occurredAt);
         if (status != GuildStatus.INSTALLED) {
             return false;
         }
@@ -90,11 +130,15 @@ public class Guild extends PanacheEntityBase {
         return true;
     }
 
-    /** Returns false when {@code newOwnerId} already owns the guild. */
-    public boolean changeOwner(String newOwnerId, Instant now) {
+    /** Returns false when {@code newOwnerId} already owns the guild, or the call was overtaken by a later change. */
+    public boolean changeOwner(String newOwnerId, Instant occurredAt, Instant now) {
         if (status == GuildStatus.DELETED) {
             throw new IllegalStateException("guild " + guildId + " was deleted");
         }
+        if (overtaken(occurredAt)) {
+            return false;
+        }
+        happened(occurredAt);
         if (newOwnerId.equals(ownerId)) {
             return false;
         }

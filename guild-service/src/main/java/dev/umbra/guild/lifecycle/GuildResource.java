@@ -3,6 +3,7 @@ package dev.umbra.guild.lifecycle;
 import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.web.DiscordId;
+import dev.umbra.platform.web.ProblemException;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -14,8 +15,11 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /** Calls of the Discord bot gateway about a guild's lifecycle. */
@@ -36,32 +40,47 @@ public class GuildResource {
     public Uni<RestResponse<GuildView>> install(
             @PathParam("guildId") @DiscordId String guildId,
             @Valid @NotNull InstallationRequest request) {
-        return guilds.install(guildId, request.installerUserId())
+        return guilds.install(guildId, request.installerUserId(), request.occurredAt())
                 // Two first installs racing: the loser finds the winner's guild and answers as a repeat.
-                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> guilds.install(guildId, request.installerUserId()))
+                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> guilds.install(guildId, request.installerUserId(), request.occurredAt()))
                 .map(installation -> RestResponse.ResponseBuilder
                         .create(installation.created() ? Response.Status.CREATED : Response.Status.OK, GuildView.of(installation.guild()))
                         .type(MediaType.APPLICATION_JSON_TYPE)
                         .build());
     }
 
-    /** The bot was removed from the guild: BotKicked the first time; a repeat changes nothing; 404 for an unknown guild. */
+    /**
+     * The bot was removed from the guild: BotKicked the first time; a repeat changes nothing. An unknown guild is a 404, unless
+     * {@code occurredAt} says when it happened on Discord: then the kick overtook the install, and is kept.
+     */
     @DELETE
     @Path("/installation")
-    public Uni<GuildView> kick(@PathParam("guildId") @DiscordId String guildId) {
-        return guilds.kick(guildId)
+    public Uni<GuildView> kick(@PathParam("guildId") @DiscordId String guildId, @QueryParam("occurredAt") String occurredAt) {
+        Instant at = discordTime(occurredAt);
+        return guilds.kick(guildId, at)
                 // The gateway delivering one kick twice at once: the loser finds the guild kicked and answers as a repeat.
-                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> guilds.kick(guildId))
+                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> guilds.kick(guildId, at))
                 .map(GuildView::of);
     }
 
     @PUT
     @Path("/owner")
     public Uni<GuildView> changeOwner(@PathParam("guildId") @DiscordId String guildId, @Valid @NotNull OwnerChangeRequest request) {
-        return guilds.changeOwner(guildId, request.ownerId())
+        return guilds.changeOwner(guildId, request.ownerId(), request.occurredAt())
                 // The gateway sending one change again while the first is under way: the loser finds it made and answers as a repeat.
-                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> guilds.changeOwner(guildId, request.ownerId()))
+                .onFailure(StorageFaults::lostRace).recoverWithUni(() -> guilds.changeOwner(guildId, request.ownerId(), request.occurredAt()))
                 .map(GuildView::of);
+    }
+
+    private static Instant discordTime(String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            throw ProblemException.badRequest("occurredAt must be an ISO-8601 instant, e.g. 2026-11-28T09:00:00Z");
+        }
     }
 
     /** The guild itself was deleted on Discord: final, also for a guild whose install has not reached us (yet). */

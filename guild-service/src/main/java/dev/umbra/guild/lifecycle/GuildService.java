@@ -11,12 +11,16 @@ import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
+import java.time.Instant;
+import org.jboss.logging.Logger;
 
 @ApplicationScoped
 public class GuildService {
 
     public record Installation(Guild guild, boolean created) {
     }
+
+    private static final Logger LOG = Logger.getLogger(GuildService.class);
 
     private final OutboxWriter outbox;
     private final Clock clock;
@@ -27,10 +31,10 @@ public class GuildService {
     }
 
     @WithTransaction
-    public Uni<Installation> install(String guildId, String installerUserId) {
+    public Uni<Installation> install(String guildId, String installerUserId, Instant occurredAt) {
         return Guild.<Guild>findById(guildId).chain(existing -> {
             if (existing == null) {
-                Guild guild = Guild.installed(guildId, installerUserId, clock.instant());
+                Guild guild = Guild.installed(guildId, installerUserId, occurredAt, clock.instant());
                 return guild.<Guild>persist()
                         .chain(() -> outbox.publish(new BotInstalled(guildId, installerUserId)))
                         .replaceWith(new Installation(guild, true));
@@ -38,31 +42,50 @@ public class GuildService {
             if (existing.status == GuildStatus.DELETED) {
                 return Uni.createFrom().failure(ProblemException.conflict("guild " + guildId + " was deleted"));
             }
-            if (!existing.install(installerUserId, clock.instant())) {
+            overtaken(existing, "install", occurredAt);
+            if (!existing.install(installerUserId, occurredAt, clock.instant())) {
                 return Uni.createFrom().item(new Installation(existing, false));
             }
             return outbox.publish(new BotInstalled(guildId, installerUserId)).replaceWith(new Installation(existing, false));
         });
     }
 
+    /**
+     * A kick of a guild not seen installed is kept when it says when it happened (the install it overtook is then
+     * refused its effect when it comes, see {@link Guild#kickedUnseen}); without that, it is a 404.
+     */
     @WithTransaction
-    public Uni<Guild> kick(String guildId) {
-        return existing(guildId).chain(guild -> guild.kick(clock.instant())
-                ? outbox.publish(new BotKicked(guildId)).replaceWith(guild)
-                : Uni.createFrom().item(guild));
+    public Uni<Guild> kick(String guildId, Instant occurredAt) {
+        return Guild.<Guild>findById(guildId).chain(guild -> {
+            if (guild == null) {
+                return occurredAt == null ? Uni.createFrom().failure(ProblemException.notFound("no guild " + guildId))
+                        : Guild.kickedUnseen(guildId, occurredAt, clock.instant()).<Guild>persistAndFlush();
+            }
+            overtaken(guild, "kick", occurredAt);
+            return guild.kick(occurredAt, clock.instant()) ? outbox.publish(new BotKicked(guildId)).replaceWith(guild)
+                    : Uni.createFrom().item(guild);
+        });
     }
 
     @WithTransaction
-    public Uni<Guild> changeOwner(String guildId, String newOwnerId) {
+    public Uni<Guild> changeOwner(String guildId, String newOwnerId, Instant occurredAt) {
         return existing(guildId).chain(guild -> {
             if (guild.status == GuildStatus.DELETED) {
                 return Uni.createFrom().failure(ProblemException.conflict("guild " + guildId + " was deleted"));
             }
+            overtaken(guild, "owner change", occurredAt);
             String oldOwnerId = guild.ownerId;
-            return guild.changeOwner(newOwnerId, clock.instant())
+            return guild.changeOwner(newOwnerId, occurredAt, clock.instant())
                     ? outbox.publish(new GuildOwnerChanged(guildId, oldOwnerId, newOwnerId)).replaceWith(guild)
                     : Uni.createFrom().item(guild);
         });
+    }
+
+    private static void overtaken(Guild guild, String call, Instant occurredAt) {
+        if (guild.overtaken(occurredAt)) {
+            LOG.infof("guild %s: the %s of %s came after a change of %s on Discord was applied; it changes nothing", guild.guildId, call,
+                    occurredAt, guild.discordAt);
+        }
     }
 
     /**

@@ -20,12 +20,17 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "guild"), @ResourceArg(name = "outbox", value = "guild")})
 class GuildLifecycleIT {
+
+    /** A time on Discord's clock: the calls below say when their events happened, relative to it. */
+    private static final Instant T0 = Instant.parse("2026-11-28T09:00:00Z");
+
 
     @InjectDevstack
     Database db;
@@ -125,6 +130,44 @@ class GuildLifecycleIT {
         }
     }
 
+    /** Calls that say when their event happened on Discord are applied in Discord's order, whatever order they come in. */
+    @Test
+    void anInstallTriedAgainAfterTheKickThatFollowedItOnDiscordChangesNothing() {
+        String guildId = Snowflakes.random();
+        install(guildId, T0).then().statusCode(201);
+        kick(guildId, T0.plusSeconds(30)).then().statusCode(200).body("status", equalTo("KICKED"));
+
+        // the install's retry after a 503, arriving after the kick
+        install(guildId, T0).then().statusCode(200).body("status", equalTo("KICKED"));
+        changeOwner(guildId, Snowflakes.random(), T0.plusSeconds(10)).then().statusCode(200).body("ownerId", equalTo(OWNER));
+
+        install(guildId, T0.plusSeconds(60)).then().statusCode(200).body("status", equalTo("INSTALLED"));
+        assertThat(eventsOf(guildId, "BotInstalled", 2)).containsExactly("BotInstalled", "BotKicked", "BotInstalled");
+    }
+
+    @Test
+    void aKickThatOvertookTheInstallKeepsTheGuildKickedAndPublishesNothingForEither() {
+        String guildId = Snowflakes.random();
+        kick(guildId, T0.plusSeconds(30)).then().statusCode(200).body("status", equalTo("KICKED"));
+        install(guildId, T0).then().statusCode(200).body("status", equalTo("KICKED"));
+        assertThat(db.text("select status from guild where guild_id = ?", guildId)).isEqualTo("KICKED");
+
+        // added again later: the first BotInstalled anyone hears of, with its installer the owner
+        install(guildId, T0.plusSeconds(60)).then().statusCode(200).body("status", equalTo("INSTALLED")).body("ownerId", equalTo(OWNER));
+        assertThat(eventsOf(guildId, "BotInstalled", 1)).containsExactly("BotInstalled");
+    }
+
+    @Test
+    void anOccurredAtThatIsNoInstantIsA400AndChangesNothing() {
+        String guildId = Snowflakes.random();
+        given().auth().oauth2(Tokens.bot()).queryParam("occurredAt", "yesterday").when().delete("/guilds/{id}/installation", guildId)
+                .then().statusCode(400).contentType("application/problem+json");
+        given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .body("{\"installerUserId\":\"" + OWNER + "\",\"occurredAt\":\"yesterday\"}")
+                .when().post("/guilds/{id}/installation", guildId).then().statusCode(400).contentType("application/problem+json");
+        assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+    }
+
     @Test
     void anInvalidNewOwnerIsA400AndChangesNothing() {
         String guildId = Snowflakes.random();
@@ -150,6 +193,22 @@ class GuildLifecycleIT {
     private static Response install(String guildId) {
         return given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"installerUserId\":\"" + OWNER + "\"}")
                 .when().post("/guilds/{id}/installation", guildId);
+    }
+
+    private static Response install(String guildId, Instant occurredAt) {
+        return given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .body("{\"installerUserId\":\"" + OWNER + "\",\"occurredAt\":\"" + occurredAt + "\"}")
+                .when().post("/guilds/{id}/installation", guildId);
+    }
+
+    private static Response kick(String guildId, Instant occurredAt) {
+        return given().auth().oauth2(Tokens.bot()).queryParam("occurredAt", occurredAt.toString()).when().delete("/guilds/{id}/installation", guildId);
+    }
+
+    private static Response changeOwner(String guildId, String ownerId, Instant occurredAt) {
+        return given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                .body("{\"ownerId\":\"" + ownerId + "\",\"occurredAt\":\"" + occurredAt + "\"}")
+                .when().put("/guilds/{id}/owner", guildId);
     }
 
     private static Response kick(String guildId) {
