@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.UnknownServerException;
 import org.jboss.logging.Logger;
 
 /**
@@ -118,14 +119,16 @@ public class ReplayWorker implements WorkHandler {
     /**
      * The database or Kafka away or slow: the round is tried again, however long that lasts. A refusal Kafka
      * does not call retriable (a record larger than the producer may send, a topic it may not write) is the
-     * round's own failure: it counts a failure, and the last one allowed ends the replay FAILED.
+     * round's own failure: it counts a failure, and the last one allowed ends the replay FAILED. An unexpected
+     * error on the broker's side (UNKNOWN_SERVER_ERROR, which brokers answer during a leader's move or a restart)
+     * says nothing about the records: it is the broker's moment, waited out like an outage.
      */
-    private static boolean unavailable(Throwable error) {
-        return StorageFaults.isTransient(error) || error instanceof TimeoutException || kafkaRetriable(error);
+    static boolean unavailable(Throwable error) {
+        return StorageFaults.isTransient(error) || error instanceof TimeoutException || kafkaAway(error);
     }
 
-    private static boolean kafkaRetriable(Throwable error) {
-        return StorageFaults.causes(error).stream().anyMatch(RetriableException.class::isInstance);
+    private static boolean kafkaAway(Throwable error) {
+        return StorageFaults.causes(error).stream().anyMatch(cause -> cause instanceof RetriableException || cause instanceof UnknownServerException);
     }
 
     private record Round(ReplayScope scope, Cursor cursor) {
