@@ -19,6 +19,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -31,7 +32,8 @@ import java.util.UUID;
  * whose arrival found them (out of order, that one may be neither the first nor the last). All of a guild's entries are judged one request at a time (the
  * guild's anti-nuke lock), and the windows are counted from the table, so a restart loses nothing and a
  * burst spanning one is still one burst. A burst that ended longer than {@code respond-within} ago is
- * recorded and announced, but not responded to.
+ * recorded and announced, but not responded to. The entries of {@code exempt-actors} (Umbra's own bot) are stored,
+ * never judged.
  */
 @ApplicationScoped
 public class AntiNukeDetector {
@@ -63,6 +65,7 @@ public class AntiNukeDetector {
 
     private final List<BurstRule> rules;
     private final Duration respondWithin;
+    private final Set<String> exempt;
     private final GuildPlans plans;
     private final OutboxWriter outbox;
     private final WorkQueues queues;
@@ -73,6 +76,7 @@ public class AntiNukeDetector {
                 .map(rule -> new BurstRule(rule.getKey(), rule.getValue().action(), rule.getValue().threshold(), rule.getValue().window()))
                 .toList();
         this.respondWithin = settings.respondWithin();
+        this.exempt = settings.exemptActors().orElse(Set.of());
         this.plans = plans;
         this.outbox = outbox;
         this.queues = queues;
@@ -97,7 +101,7 @@ public class AntiNukeDetector {
                 .executeUpdate()
                 .chain(inserted -> {
                     Uni<Void> judged = Uni.createFrom().voidItem();
-                    if (inserted == 0) {
+                    if (inserted == 0 || exempt.contains(entry.actorId())) {
                         return judged;
                     }
                     for (BurstRule rule : rules) {

@@ -4,6 +4,8 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * The detector's rules, by pattern name: {@code recovery.anti-nuke.rules.<pattern>.action|threshold|window}
@@ -21,6 +23,12 @@ public interface AntiNukeSettings {
      */
     @WithDefault("PT10M")
     Duration respondWithin();
+
+    /**
+     * Discord users whose entries are stored but never judged: Umbra's own bot user, whose restores delete channels
+     * and roles in bursts of their own making (and whose roles a response would otherwise take, failing the restore).
+     */
+    Optional<Set<String>> exemptActors();
 
     interface Rule {
         /** Discord's audit-log action the rule counts, by name (CHANNEL_DELETE, MEMBER_BAN_ADD, ROLE_DELETE, …). */

@@ -211,6 +211,17 @@ class AntiNukeIT {
     }
 
     @Test
+    void theBurstsOfUmbrasOwnBotAreStoredButNeverJudged() {
+        grant(db, guild, "PRO");
+        String ownBot = "100000000000000042";
+        forward(entry(Snowflakes.random(), "CHANNEL_DELETE", ownBot, 0), entry(Snowflakes.random(), "CHANNEL_DELETE", ownBot, 1),
+                entry(Snowflakes.random(), "CHANNEL_DELETE", ownBot, 2)).then().statusCode(202).body("triggered", equalTo(List.of()));
+
+        assertThat(db.count("select count(*) from audit_log_entry where guild_id = ? and actor_id = ?", guild, ownBot)).isEqualTo(3);
+        assertThat(db.count("select count(*) from anti_nuke_incident where guild_id = ?", guild)).isZero();
+    }
+
+    @Test
     void aResponseTriedAgainAfterItCommittedButBeforeItWasRecordedDoneActsOnce() {
         aPlanWithAntiNukeAndTheActorAMemberWithARole();
         try (KafkaProbe antiNuke = KafkaProbe.read(Topics.of(Aggregates.ANTI_NUKE))) {
