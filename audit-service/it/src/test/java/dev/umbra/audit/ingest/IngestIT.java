@@ -49,6 +49,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 @ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^the audit log is append-only")
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^permission denied for function audit_purge_default")
 class IngestIT {
 
     @InjectDevstack
@@ -198,6 +199,29 @@ class IngestIT {
         db.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.now().plus(Duration.ofDays(400)));
         String later = "audit_log_" + DateTimeFormatter.ofPattern("yyyy_MM").withZone(ZoneOffset.UTC).format(Instant.now().plus(Duration.ofDays(400)));
         assertThatThrownBy(() -> db.execute("truncate " + later)).as(later).rootCause().hasMessageContaining("append-only");
+        assertThat(stored(db, id)).isEqualTo(1);
+    }
+
+    @Test
+    void aRoleGrantedDeleteCannotEmptyADefaultPartitionBySettingTheRetentionsFlag() {
+        UUID id = UUID.randomUUID();
+        // from a month that has no partition (a clock far off): it sits in the default
+        Instant farOff = Instant.now().plus(Duration.ofDays(3 * 365));
+        KafkaProbe.produceAll(List.of(record(new BotInstalled(Snowflakes.random(), Snowflakes.random()), id, farOff)));
+        await().atMost(WAIT).until(() -> stored(db, id) == 1);
+        assertThat(db.text("select tableoid::regclass::text from audit_log where event_id = ?", id)).isEqualTo("audit_log_default");
+        String role = "careless_" + id.toString().substring(0, 8);
+        db.execute("create role " + role + " nologin");
+        db.execute("grant select, delete on audit_log_default to " + role);
+        try {
+            assertThatThrownBy(() -> db.execute("do $$ begin set local role " + role + "; perform set_config('audit.rehoming', 'on', true); "
+                    + "delete from audit_log_default where event_id = '" + id + "'; end $$")).rootCause().hasMessageContaining("append-only");
+            assertThatThrownBy(() -> db.execute("do $$ begin set local role " + role + "; "
+                    + "perform audit_purge_default('audit_log', now(), 10); end $$")).rootCause().hasMessageContaining("permission denied");
+        } finally {
+            db.execute("revoke all on audit_log_default from " + role);
+            db.execute("drop role " + role);
+        }
         assertThat(stored(db, id)).isEqualTo(1);
     }
 }
