@@ -33,6 +33,13 @@ class DiscordSandboxTest {
     }
 
     @Test
+    void namesTheUserItsBotTokenBelongsTo() throws Exception {
+        HttpResponse<String> self = send("GET", "/api/v10/users/@me", "");
+        assertThat(self.statusCode()).isEqualTo(200);
+        assertThat(self.body()).contains("\"id\":\"" + DiscordSandbox.BOT_USER_ID + "\"").contains("\"bot\":true");
+    }
+
+    @Test
     void refusesCallsWithoutTheBotTokenAndPlaysOutagesOnRequest() throws Exception {
         assertThat(post("/api/v10/users/@me/channels", "{\"recipient_id\":\"1\"}", false).statusCode()).isEqualTo(401);
 

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A stand-in for the parts of Discord's HTTP API the services call. Direct messages: open a DM channel
+ * A stand-in for the parts of Discord's HTTP API the services call. The bot's own user ({@code GET /api/v10/users/@me},
+ * always {@link #BOT_USER_ID}). Direct messages: open a DM channel
  * ({@code POST /api/v10/users/@me/channels}), post a message ({@code POST /api/v10/channels/{id}/messages},
  * honouring {@code nonce} with {@code enforce_nonce} as Discord does). Guild structure (see {@link Guilds}):
  * roles, channels with permission overwrites, and members' roles, read and changed as Discord does.
@@ -38,6 +39,9 @@ public final class DiscordSandbox implements AutoCloseable {
     }
 
     private enum Fault { NONE, FAIL, HANG, RATE_LIMIT, REJECT }
+
+    /** The user the sandbox's bot token belongs to. */
+    public static final String BOT_USER_ID = "100000000000000042";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration HANG = Duration.ofSeconds(30);
@@ -218,6 +222,8 @@ public final class DiscordSandbox implements AutoCloseable {
             }
             if (structural != null) {
                 respond(exchange, structural.status(), structural.body());
+            } else if ("GET".equals(exchange.getRequestMethod()) && path.equals("/api/v10/users/@me")) {
+                respond(exchange, 200, JSON.createObjectNode().put("id", BOT_USER_ID).put("username", "Umbra").put("bot", true).toString());
             } else if ("POST".equals(exchange.getRequestMethod()) && path.equals("/api/v10/users/@me/channels")) {
                 String recipient = body.path("recipient_id").asText();
                 respond(exchange, 200, JSON.createObjectNode().put("id", "dm-" + recipient).put("type", 1).toString());

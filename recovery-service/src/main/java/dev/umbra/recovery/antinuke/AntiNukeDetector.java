@@ -32,8 +32,8 @@ import java.util.UUID;
  * whose arrival found them (out of order, that one may be neither the first nor the last). All of a guild's entries are judged one request at a time (the
  * guild's anti-nuke lock), and the windows are counted from the table, so a restart loses nothing and a
  * burst spanning one is still one burst. A burst that ended longer than {@code respond-within} ago is
- * recorded and announced, but not responded to. The entries of {@code exempt-actors} (Umbra's own bot) are stored,
- * never judged.
+ * recorded and announced, but not responded to. The entries of Umbra's own bot, and of {@code exempt-actors}, are
+ * stored, never judged.
  */
 @ApplicationScoped
 public class AntiNukeDetector {
@@ -83,33 +83,34 @@ public class AntiNukeDetector {
         this.clock = clock;
     }
 
-    /** Records the entries in order; returns the patterns they triggered. */
+    /** Records the entries in order; returns the patterns they triggered. {@code ownBot}: Umbra's bot user's id. */
     @WithTransaction
-    public Uni<List<String>> record(String guildId, List<Entry> entries) {
+    public Uni<List<String>> record(String guildId, List<Entry> entries, String ownBot) {
         List<String> triggered = new ArrayList<>();
         Uni<Void> done = GuildLocks.lock("anti-nuke", guildId);
         for (Entry entry : entries) {
-            done = done.chain(() -> recordOne(guildId, entry, triggered));
+            boolean judged = !entry.actorId().equals(ownBot) && !exempt.contains(entry.actorId());
+            done = done.chain(() -> recordOne(guildId, entry, judged, triggered));
         }
         return done.replaceWith(triggered);
     }
 
-    private Uni<Void> recordOne(String guildId, Entry entry, List<String> triggered) {
+    private Uni<Void> recordOne(String guildId, Entry entry, boolean judged, List<String> triggered) {
         return Panache.getSession().chain(session -> session.createNativeQuery(INSERT)
                 .setParameter("guildId", guildId).setParameter("entryId", entry.entryId()).setParameter("action", entry.action())
                 .setParameter("actorId", entry.actorId()).setParameter("targetId", entry.targetId()).setParameter("at", entry.occurredAt())
                 .executeUpdate()
                 .chain(inserted -> {
-                    Uni<Void> judged = Uni.createFrom().voidItem();
-                    if (inserted == 0 || exempt.contains(entry.actorId())) {
-                        return judged;
+                    Uni<Void> done = Uni.createFrom().voidItem();
+                    if (inserted == 0 || !judged) {
+                        return done;
                     }
                     for (BurstRule rule : rules) {
                         if (rule.action().equals(entry.action())) {
-                            judged = judged.chain(() -> judge(guildId, entry, rule, triggered));
+                            done = done.chain(() -> judge(guildId, entry, rule, triggered));
                         }
                     }
-                    return judged;
+                    return done;
                 }));
     }
 

@@ -25,8 +25,8 @@ public interface AntiNukeSettings {
     Duration respondWithin();
 
     /**
-     * Discord users whose entries are stored but never judged: Umbra's own bot user, whose restores delete channels
-     * and roles in bursts of their own making (and whose roles a response would otherwise take, failing the restore).
+     * Discord users, besides Umbra's own bot (always exempt, asked of Discord), whose entries are stored but never judged:
+     * another bot the guilds trust to delete in bulk, say.
      */
     Optional<Set<String>> exemptActors();
 

@@ -3,6 +3,7 @@ package dev.umbra.recovery.antinuke;
 import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
+import dev.umbra.recovery.discord.BotUser;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -17,7 +18,11 @@ import java.time.Instant;
 import java.util.List;
 import org.jboss.resteasy.reactive.RestResponse;
 
-/** The bot forwards a guild's Discord audit-log entries, in order, up to 100 a request; the answer names the patterns they triggered. */
+/**
+ * The bot forwards a guild's Discord audit-log entries, in order, up to 100 a request; the answer names the patterns they triggered.
+ * The bot's own entries are told apart by its user id, which Discord is asked once: until it has answered, a request answers 503
+ * and stores nothing, as judging the bot's restores as a nuke would take its roles.
+ */
 @Path("/guilds/{guildId}/audit-log-entries")
 @DatabaseGuard
 public class AuditLogResource {
@@ -33,9 +38,11 @@ public class AuditLogResource {
     }
 
     private final AntiNukeDetector detector;
+    private final BotUser botUser;
 
-    public AuditLogResource(AntiNukeDetector detector) {
+    public AuditLogResource(AntiNukeDetector detector, BotUser botUser) {
         this.detector = detector;
+        this.botUser = botUser;
     }
 
     @POST
@@ -43,6 +50,6 @@ public class AuditLogResource {
     public Uni<RestResponse<Recorded>> forward(@PathParam("guildId") @DiscordId String guildId, @Valid @NotNull EntriesRequest request) {
         List<AntiNukeDetector.Entry> entries = request.entries().stream()
                 .map(e -> new AntiNukeDetector.Entry(e.entryId(), e.action(), e.actorId(), e.targetId(), e.occurredAt())).toList();
-        return detector.record(guildId, entries).map(triggered -> RestResponse.status(RestResponse.Status.ACCEPTED, new Recorded(triggered)));
+        return botUser.id().chain(ownBot -> detector.record(guildId, entries, ownBot)).map(triggered -> RestResponse.status(RestResponse.Status.ACCEPTED, new Recorded(triggered)));
     }
 }

@@ -73,6 +73,11 @@ public class DiscordGuilds {
                                 .map(members -> new GuildStructure(roles, channels, members))));
     }
 
+    /** The id of the user the bot token belongs to (Discord's "get current user"). */
+    public Uni<String> botUserId() {
+        return call(HttpMethod.GET, "/users/@me", null).map(answer -> answer.bodyAsJsonObject().getString("id"));
+    }
+
     /** The ids of the guild's roles now. */
     public Uni<List<String>> roleIds(String guildId) {
         return call(HttpMethod.GET, "/guilds/" + guildId + "/roles", null)

@@ -213,11 +213,23 @@ class AntiNukeIT {
     @Test
     void theBurstsOfUmbrasOwnBotAreStoredButNeverJudged() {
         grant(db, guild, "PRO");
-        String ownBot = "100000000000000042";
+        // the user Discord says the bot token belongs to: nothing in the service's configuration names it
+        String ownBot = DiscordSandbox.BOT_USER_ID;
         forward(entry(Snowflakes.random(), "CHANNEL_DELETE", ownBot, 0), entry(Snowflakes.random(), "CHANNEL_DELETE", ownBot, 1),
                 entry(Snowflakes.random(), "CHANNEL_DELETE", ownBot, 2)).then().statusCode(202).body("triggered", equalTo(List.of()));
 
         assertThat(db.count("select count(*) from audit_log_entry where guild_id = ? and actor_id = ?", guild, ownBot)).isEqualTo(3);
+        assertThat(db.count("select count(*) from anti_nuke_incident where guild_id = ?", guild)).isZero();
+    }
+
+    @Test
+    void theBurstsOfABotTheDeploymentTrustsAreStoredButNeverJudged() {
+        grant(db, guild, "PRO");
+        String trusted = "100000000000000043"; // recovery.anti-nuke.exempt-actors of the test profile
+        forward(entry(Snowflakes.random(), "ROLE_DELETE", trusted, 0), entry(Snowflakes.random(), "ROLE_DELETE", trusted, 1),
+                entry(Snowflakes.random(), "ROLE_DELETE", trusted, 2)).then().statusCode(202).body("triggered", equalTo(List.of()));
+
+        assertThat(db.count("select count(*) from audit_log_entry where guild_id = ? and actor_id = ?", guild, trusted)).isEqualTo(3);
         assertThat(db.count("select count(*) from anti_nuke_incident where guild_id = ?", guild)).isZero();
     }
 
