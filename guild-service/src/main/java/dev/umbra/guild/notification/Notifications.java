@@ -1,7 +1,5 @@
 package dev.umbra.guild.notification;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.umbra.events.DomainEvent;
 import dev.umbra.events.EventEnvelope;
 import dev.umbra.platform.inbox.RejectedEventException;
@@ -11,19 +9,14 @@ import dev.umbra.platform.workqueue.WorkQueues;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
-import java.util.Set;
 
 /**
  * Turns events a guild's owner must hear about into items of the {@value NotificationDispatcher#QUEUE}
  * work queue, inside the inbox transaction: the item commits together with the event's dedupe row and
- * is keyed by the event's id, so one event is one message.
+ * is keyed by the event's id, so one event is one message. It keeps only the payload fields its template reads.
  */
 @ApplicationScoped
 public class Notifications {
-
-    /** Payload fields that name people; a notification's parameters never carry them. */
-    private static final Set<String> PERSONAL_FIELDS = Set.of("suspects", "user_id", "discord_user_id", "installer_user_id",
-            "old_owner_id", "new_owner_id");
 
     private final Clock clock;
     private final WorkQueue queue;
@@ -48,13 +41,7 @@ public class Notifications {
 
     Uni<Void> enqueue(String guildId, EventEnvelope envelope) {
         NotificationPayload message = new NotificationPayload(envelope.eventType(), envelope.aggregateType(), envelope.aggregateId(),
-                guildId, params(envelope.payload()));
+                guildId, NotificationTemplates.paramsOf(envelope.eventType(), envelope.payload()));
         return queue.enqueue(envelope.eventId().toString(), message.toJson(), clock.instant());
-    }
-
-    private static JsonNode params(JsonNode eventPayload) {
-        ObjectNode params = eventPayload.deepCopy();
-        params.remove(PERSONAL_FIELDS);
-        return params;
     }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.events.EventCodec;
 import dev.umbra.events.billing.PlanDowngraded;
 import dev.umbra.events.recovery.AntiNukeActioned;
+import dev.umbra.events.recovery.AntiNukeTriggered;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -37,6 +38,31 @@ class NotificationTemplatesTest {
         }
         assertThatThrownBy(() -> NotificationTemplates.render("BotInstalled", JSON.createObjectNode()))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aNotificationKeepsOnlyWhatItsTemplateShowsSoNoPersonReachesTheQueue() throws Exception {
+        var triggered = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(EventCodec.toJson(
+                new AntiNukeTriggered("123456789012345678", "mass-ban", List.of("323456789012345678"))));
+        triggered.put("moderator_id", "423456789012345678"); // a field the event might gain one day
+        var kept = NotificationTemplates.paramsOf("AntiNukeTriggered", triggered);
+
+        assertThat(kept.toString()).doesNotContain("323456789012345678").doesNotContain("423456789012345678")
+                .doesNotContain("123456789012345678");
+        assertThat(NotificationTemplates.render("AntiNukeTriggered", kept)).isEqualTo(NotificationTemplates.render("AntiNukeTriggered", triggered))
+                .isEqualTo("Anti-nuke: suspicious activity detected on your server (mass-ban).");
+        assertThat(NotificationTemplates.paramsOf("BotInstalled", triggered).isEmpty()).isTrue();
+    }
+
+    @Test
+    void everyTemplateReadsTheSameFromWhatIsKeptAsFromTheWholeEvent() throws Exception {
+        var downgrade = JSON.readTree(EventCodec.toJson(new PlanDowngraded(UUID.randomUUID(), "PREMIUM", "PRO",
+                Instant.parse("2026-12-01T00:00:00Z"))));
+        assertThat(NotificationTemplates.render("PlanDowngraded", NotificationTemplates.paramsOf("PlanDowngraded", downgrade)))
+                .isEqualTo("Your plan changes from PREMIUM to PRO on 2026-12-01T00:00:00Z.");
+        var actions = JSON.readTree(EventCodec.toJson(new AntiNukeActioned("123456789012345678", List.of("locked channels", "banned 2"))));
+        assertThat(NotificationTemplates.render("AntiNukeActioned", NotificationTemplates.paramsOf("AntiNukeActioned", actions)))
+                .isEqualTo("Anti-nuke acted on your server: locked channels, banned 2");
     }
 
     @Test
