@@ -71,6 +71,10 @@ class DevstackIT {
                 connection.commit();
             }
             assertThat(childPids()).as("processes before anything asked for Connect").containsExactlyInAnyOrderElementsOf(pids);
+            try (var admin = stack.kafka().admin()) {
+                assertThat(admin.listTopics().names().get()).as("made with the stack, before any connector's first heartbeat")
+                        .contains("umbra.guild", "__debezium-heartbeat.guild", "__debezium-heartbeat.billing");
+            }
             stack.streamOutbox("guild", "guild");
             Set<Long> runningOnceStreamed = childPids();
             pids.add(stack.connect().pid());

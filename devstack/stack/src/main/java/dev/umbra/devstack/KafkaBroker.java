@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -100,11 +101,16 @@ public final class KafkaBroker implements AutoCloseable {
     /**
      * Creates the topic of every aggregate type of the event catalogue, as a deployment does before the
      * services start: a topic that appears later (created on demand by its first record) rebalances every
-     * consumer group subscribed by pattern, such as audit's.
+     * consumer group subscribed by pattern, such as audit's. Also each outbox connector's heartbeat topic,
+     * which its first heartbeat would otherwise create on demand, racing the connectors' producers (WARN
+     * lines in Kafka's and Connect's logs at every start).
      */
     void createCatalogueTopics() {
-        List<NewTopic> topics = EventCatalog.entries().stream().map(EventCatalog.Entry::aggregateType).distinct()
-                .map(aggregate -> new NewTopic(Topics.of(aggregate), PARTITIONS, (short) 1)).toList();
+        List<NewTopic> topics = new ArrayList<>(EventCatalog.entries().stream().map(EventCatalog.Entry::aggregateType).distinct()
+                .map(aggregate -> new NewTopic(Topics.of(aggregate), PARTITIONS, (short) 1)).toList());
+        ServiceRegistry.SERVICES.stream().filter(UmbraService::hasOutbox)
+                .map(service -> new NewTopic(OutboxConnectors.HEARTBEAT_TOPIC_PREFIX + "." + service.database(), 1, (short) 1))
+                .forEach(topics::add);
         try (Admin admin = admin()) {
             admin.createTopics(topics).all().get();
         } catch (InterruptedException e) {

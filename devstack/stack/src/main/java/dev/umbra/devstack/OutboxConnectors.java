@@ -22,6 +22,8 @@ public final class OutboxConnectors {
     /** Created by the platform migration in every service database, with the heartbeat table. */
     public static final String PUBLICATION = "umbra_outbox";
     public static final String HEARTBEAT_TABLE = "replication_heartbeat";
+    /** Debezium's default: a connector's heartbeats go to {@code <prefix>.<topic.prefix>}, and topic.prefix is the database. */
+    static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat";
     static final String POLL_INTERVAL_MS = "10";
     static final String REGENERATE = "./mvnw -B -q -pl devstack/stack -am package -DskipTests && "
             + "java -cp devstack/stack/target/devstack.jar dev.umbra.devstack.OutboxConnectors deploy/connectors";
