@@ -34,8 +34,15 @@ public class StrayCharges {
         }
     }
 
-    /** Watches {@code payment} (already FAILED) unless it is watched already; a payment key learned later is kept. */
+    /**
+     * Watches {@code payment} if it is FAILED and not watched already; a payment key learned later is kept. A payment paid
+     * meanwhile (its callback came first, then the charge's own answer said 500) is never watched: its money is in the books,
+     * and giving it back would leave an invoice PAID and a ledger holding money the customer no longer paid.
+     */
     public Uni<Void> watch(Payment payment, String paymentKey, String reason, Instant at) {
+        if (payment.status != PaymentStatus.FAILED) {
+            return Uni.createFrom().voidItem();
+        }
         return StrayCharge.<StrayCharge>find("paymentId", payment.id).firstResult().chain(existing -> {
             if (existing != null) {
                 if (existing.paymentKey == null && paymentKey != null && existing.watching()) {

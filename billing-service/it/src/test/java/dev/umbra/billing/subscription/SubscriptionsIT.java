@@ -227,6 +227,33 @@ class SubscriptionsIT extends PayingUserTest {
     }
 
     @Test
+    void aFirstChargeItsCallbackPaidBeforeTheGatewayAnswered500IsKeptAndNeverGivenBack() throws Throwable {
+        String guild = Snowflakes.random();
+        // the gateway takes the money and calls back at once, then answers 500 to every try, the first one a second late:
+        // the callback has paid the payment by the time the answer comes
+        gateway.answerLate(1, Duration.ofSeconds(1));
+        gateway.failAfterChargeOf(user.toString(), 500);
+        gateway.callbackUrl(webhook.toString());
+        try {
+            subscribe(user, guild, "PRO", key).then().statusCode(201).body("status", equalTo("ACTIVE"));
+        } finally {
+            gateway.stopCallingBack();
+        }
+        UUID id = UUID.fromString(db.text("select id::text from subscription where guild_id = ?", guild));
+        assertThat(db.text("select status from payment where subscription_id = ?", id)).isEqualTo("SUCCEEDED");
+        assertThat(db.count("select count(*) from stray_charge where payment_id = (select id from payment where subscription_id = ?)", id))
+                .as("a payment the books hold as paid is no stray charge").isZero();
+
+        gateway.recover();
+        VertxContextSupport.subscribeAndAwait(() -> returns.run());
+
+        String charge = chargesOf(id).get(0).paymentKey();
+        assertThat(gateway.cancelsOf(charge)).as("the money the ledger holds stays with us").isEmpty();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> db.count("select coalesce(sum(amount), 0) from ledger_entry where subscription_id = ?", id) == 9_900);
+    }
+
+    @Test
     void aBotKickedWhileTheFirstChargeIsPendingStartsTheSubscriptionSuspendedOnceItSettles() {
         String guild = Snowflakes.random();
         UUID id = subscribedPending(guild);
