@@ -71,6 +71,12 @@ public class PaymentGatewayClient {
     }
 
     private static final Logger LOG = Logger.getLogger(PaymentGatewayClient.class);
+    /**
+     * The gateway's answer to a request whose idempotency key another request is being processed under: an earlier try of
+     * ours (its guard sends a try again after a 500) that may yet be carried out, so the outcome is not known, not refused.
+     */
+    private static final int IN_FLIGHT = 409;
+    private static final String IN_FLIGHT_REASON = "the gateway answered 409: a request with this idempotency key is in flight";
 
     private final PaymentGatewaySettings settings;
     private final GatewayGuard payment;
@@ -100,6 +106,9 @@ public class PaymentGatewayClient {
                         JsonObject accepted = answer.bodyAsJsonObject();
                         return (ChargeOutcome) new ChargeOutcome.Accepted(accepted.getString("paymentKey"), accepted.getString("status"),
                                 accepted.getValue("totalAmount") instanceof Number amount ? amount.longValue() : null);
+                    }
+                    if (answer.statusCode() == IN_FLIGHT) {
+                        return (ChargeOutcome) new ChargeOutcome.Uncertain(IN_FLIGHT_REASON);
                     }
                     if (answer.statusCode() >= 400) {
                         return rejected(answer);
@@ -134,6 +143,9 @@ public class PaymentGatewayClient {
                         return payment(answer.bodyAsJsonObject()).cancelOf(idempotencyKey)
                                 .<CancelOutcome>map(cancel -> new CancelOutcome.Canceled(cancel.transactionKey()))
                                 .orElseGet(() -> new CancelOutcome.Uncertain("the gateway's answer lists no cancel with our key"));
+                    }
+                    if (answer.statusCode() == IN_FLIGHT) {
+                        return (CancelOutcome) new CancelOutcome.Uncertain(IN_FLIGHT_REASON);
                     }
                     if (answer.statusCode() >= 400) {
                         JsonObject error = errorOf(answer);

@@ -114,8 +114,7 @@ public class AutomaticRefunds extends GatewayJob {
                 return gateway.find(paymentKey).map(again -> again.flatMap(found -> found.cancelOf(key))
                         .<CancelOutcome>map(made -> new CancelOutcome.Canceled(made.transactionKey()))
                         .map(made -> new Attempt(paymentKey, made))
-                        .orElseGet(() -> new Attempt(paymentKey, ((CancelOutcome.Rejected) outcome).httpStatus() == 409
-                                ? new CancelOutcome.Uncertain("the gateway answered 409: a cancel with this key is in flight") : outcome)));
+                        .orElseGet(() -> new Attempt(paymentKey, outcome)));
             });
         }).chain(attempt -> settle(refund.id(), attempt.outcome()).invoke(result -> report(refund, attempt, result)));
     }

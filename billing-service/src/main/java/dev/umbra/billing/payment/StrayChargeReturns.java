@@ -119,25 +119,23 @@ public class StrayChargeReturns extends GatewayJob {
             }
             GatewayPayment payment = taken.get();
             return gateway.cancel(payment.paymentKey(), kept(payment), "payment failed on our side: the charge is given back", key)
-                    .chain(outcome -> outcome instanceof CancelOutcome.Rejected refused ? afterRefusal(payments, payment, key, refused)
-                            : Uni.createFrom().item(new Finding(payments, Optional.of(outcome), payment)))
+                    .chain(outcome -> outcome instanceof CancelOutcome.Rejected || outcome instanceof CancelOutcome.Uncertain
+                            ? lookAgain(payments, payment, key, outcome) : Uni.createFrom().item(new Finding(payments, Optional.of(outcome), payment)))
                     .chain(finding -> settle(stray.id(), finding));
         }).map(this::reported);
     }
 
     /**
-     * A refusal of a cancel sent again (a first one that arrived late, an overlapping run's at the same time) may hide a
-     * cancel that did happen: the payment looked up again shows ours, if it is there; a 409 is ours in flight.
+     * A refusal of a cancel sent again (a first one that arrived late, an overlapping run's at the same time), or an answer
+     * that says nothing sure (a 409 while another request with our key is processed), may hide a cancel that did happen:
+     * the payment looked up again shows ours, if it is there.
      */
-    private Uni<Finding> afterRefusal(List<GatewayPayment> payments, GatewayPayment payment, String key, CancelOutcome.Rejected refused) {
-        return gateway.find(payment.paymentKey()).map(again -> {
-            if (again.isPresent() && again.get().cancelOf(key).isPresent()) {
-                return new Finding(List.of(again.get()), Optional.empty(), null);
-            }
-            CancelOutcome outcome = refused.httpStatus() == 409
-                    ? new CancelOutcome.Uncertain("the gateway answered 409: a cancel with this key is in flight") : refused;
-            return new Finding(payments, Optional.of(outcome), payment);
-        });
+    private Uni<Finding> lookAgain(List<GatewayPayment> payments, GatewayPayment payment, String key, CancelOutcome outcome) {
+        Finding asAnswered = new Finding(payments, Optional.of(outcome), payment);
+        return gateway.find(payment.paymentKey()).map(again -> again.isPresent() && again.get().cancelOf(key).isPresent()
+                        ? new Finding(List.of(again.get()), Optional.empty(), null) : asAnswered)
+                // the next look finds it then
+                .onFailure().recoverWithItem(asAnswered);
     }
 
     /** After the commit: the metric of how the watch ended, and a WARN where an operator must act. */

@@ -148,6 +148,26 @@ class RefundsIT extends PayingUserTest {
     }
 
     @Test
+    void aCancelAnswered409WhileAnEarlierTryOfItIsCarriedOutIsUncertainAndTheJobRecordsItOnce() {
+        Paid paid = paidInvoice();
+        // the gateway carries the cancel out and answers 409 "a request with this key is being processed", as it does to a
+        // try the guard sends again after a 500 while the first is still under way: not a refusal
+        gateway.answerCancelInFlight(1);
+
+        String id = refund(paid.invoiceId(), 9_900, "in flight", key()).then().statusCode(202).body("status", equalTo("IN_PROGRESS"))
+                .extract().path("id");
+        assertThat(gateway.cancelsOf(paid.paymentKey())).hasSize(1);
+
+        ageRefunds(paid.invoiceId());
+        reconcile();
+
+        assertThat(db.text("select status from refund where id = ?::uuid", id)).isEqualTo("SUCCEEDED");
+        assertThat(gateway.cancelsOf(paid.paymentKey())).hasSize(1);
+        invoice(paid.invoiceId()).then().body("status", equalTo("REFUNDED"));
+        assertThat(db.count("select count(*) from ledger_entry where kind = 'REFUND' and subscription_id = ?", paid.subscriptionId())).isEqualTo(1);
+    }
+
+    @Test
     void anUncertainCancelTheGatewayNeverMadeFailsAndFreesTheAmount() {
         Paid paid = paidInvoice();
         // a proxy's 502: the request may have reached the gateway (here it did not)
