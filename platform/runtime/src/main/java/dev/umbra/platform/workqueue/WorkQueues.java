@@ -33,7 +33,8 @@ public class WorkQueues {
 
     private static final Logger LOG = Logger.getLogger(WorkQueues.class);
     private static final Duration REPORT_INTERVAL = Duration.ofMinutes(1);
-    private static final int REPORTED_FROM = 3;
+    /** Rounds failing for less than this are a database or pool busy for a moment (a replay of every topic, a restart). */
+    private static final Duration REPORTED_AFTER = Duration.ofSeconds(30);
 
     private final Pool pool;
     private final Clock clock;
@@ -132,26 +133,30 @@ public class WorkQueues {
     }
 
     /**
-     * Rounds that fail in a row, almost always because the database is away or busy: a single failed
-     * round (a connection not acquired in time) is nothing to report, as the next one, a poll interval
-     * later, tries again. From the third in a row one line, then one a minute while it lasts, and one
-     * when a round succeeds again.
+     * Rounds that fail in a row, almost always because the database is away or busy: failed rounds (a connection not
+     * acquired in time) are nothing to report while they last less than {@link #REPORTED_AFTER}, as the next one, a poll
+     * interval later, tries again; a consumer group read again from its start can keep the pool busy for seconds. From then
+     * on one line, then one a minute while it lasts, and one when a round succeeds again.
      */
     private final class RoundFailures {
 
         private int inARow;
+        private long firstFailed;
         private long lastReported;
         private boolean reported;
 
         synchronized void failed(WorkQueue queue, Throwable e) {
-            inARow++;
             long now = System.nanoTime();
-            if (stopping || inARow < REPORTED_FROM) {
+            if (inARow++ == 0) {
+                firstFailed = now;
+            }
+            if (stopping || now - firstFailed < REPORTED_AFTER.toNanos()) {
                 LOG.debugf("work queue %s: round failed (%d in a row): %s", queue.name(), inARow, e);
             } else if (!reported || now - lastReported >= REPORT_INTERVAL.toNanos()) {
                 reported = true;
                 lastReported = now;
-                LOG.warnf("work queue %s: round failed (%d in a row; the next one tries again): %s", queue.name(), inARow, e.toString());
+                LOG.warnf("work queue %s: round failed (%d in a row, for %d s; the next one tries again): %s", queue.name(), inARow,
+                        Duration.ofNanos(now - firstFailed).toSeconds(), e.toString());
             }
         }
 
