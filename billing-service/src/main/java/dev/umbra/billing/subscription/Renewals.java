@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import org.jboss.logging.Logger;
 
@@ -182,17 +183,21 @@ public class Renewals implements WorkHandler {
             }
             // The subscription row is locked: what is in flight now stays so until this transaction ends.
             return Charges.inFlight(subscription.id()).chain(inFlight -> {
-                if (inFlight.stream().anyMatch(p -> Payment.PERIOD.equals(p.purpose) && p.period == charge.period())) {
-                    // this period's attempt is under way: it settles on its own
-                    return Uni.createFrom().nullItem();
+                String orderName = charge.planCode() + " renewal, period " + charge.period();
+                Optional<Payment> stored = inFlight.stream().filter(p -> Payment.PERIOD.equals(p.purpose) && p.period == charge.period()).findFirst();
+                if (stored.isPresent()) {
+                    // stored by an earlier try of this item that may never have sent it (its worker died after the commit, the
+                    // commit's answer was lost): sent again as stored, under its own key, which a gateway that has it answers
+                    // again; an attempt that was sent and is pending or uncertain is the callback's and reconciliation's, and
+                    // its item, done, is not tried again
+                    return Uni.createFrom().item(charges.prepare(stored.get(), key, orderName));
                 }
                 if (!inFlight.isEmpty()) {
                     return Uni.createFrom().failure(new UpgradeInFlight());
                 }
                 Payment attempt = Payment.attempt(subscription.id(), charge.period(), Payment.PERIOD, charge.idempotencyKey(),
                         charge.amount(), now);
-                return attempt.persistAndFlush()
-                        .map(stored -> charges.prepare(attempt, key, charge.planCode() + " renewal, period " + charge.period()));
+                return attempt.persistAndFlush().map(persisted -> charges.prepare(attempt, key, orderName));
             });
         });
     }

@@ -36,6 +36,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -150,6 +151,26 @@ class RenewalsIT extends PayingUserTest {
         assertThat(db.text("select status || ':' || paid_through from subscription where id = ?", id)).isEqualTo("ACTIVE:1");
         assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).hasSize(2);
         assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
+    }
+
+    @Test
+    void aRenewalAttemptStoredByATryThatDiedBeforeSendingItIsSentByTheNextTryAndPaidOnce() throws Throwable {
+        UUID id = active();
+        clock.advance(Duration.ofDays(32));
+        // what a try leaves when its worker dies between the attempt's commit and the charge (or the commit's answer is lost)
+        String attemptKey = ChargeKeys.periodCharge(id, 1, 1);
+        db.execute("""
+                insert into payment (id, subscription_id, period, purpose, order_id, idempotency_key, amount, status, attempted_at, created_at)
+                values (?, ?, 1, 'PERIOD', ?, ?, 9900, 'IN_PROGRESS', now(), now())""",
+                UUID.randomUUID(), id, "pay-" + UUID.nameUUIDFromBytes(attemptKey.getBytes(StandardCharsets.UTF_8)), attemptKey);
+
+        drain();
+        drain();
+
+        assertThat(db.text("select status || ':' || paid_through from subscription where id = ?", id)).isEqualTo("ACTIVE:1");
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
+        assertThat(chargesOf(id)).filteredOn(charge -> charge.idempotencyKey().equals(attemptKey)).singleElement()
+                .satisfies(charge -> assertThat(charge.amount()).isEqualTo(9_900));
     }
 
     @Test
