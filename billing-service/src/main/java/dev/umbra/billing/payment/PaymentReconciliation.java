@@ -29,7 +29,8 @@ import org.jboss.logging.Logger;
  * IN_PROGRESS payments older than {@code settle-after}, oldest first, are looked up at the gateway —
  * by payment key when it is known, else by order id (matching the amount) — and settled one per
  * transaction through {@link PaymentSettlement}. A payment the gateway has never heard of fails (the
- * charge never arrived); one it still reports pending waits for the next run, until
+ * charge never arrived), unless the work that stored it is still to send it again ({@link AttemptsSentAgain}: a renewal
+ * answered 500 or 429); one it still reports pending waits for the next run, until
  * {@code pending-window} after its attempt, and then fails.
  *
  * <p>Runs are one item of the {@value #QUEUE} work queue, leased by one replica at a time and put back
@@ -48,13 +49,14 @@ public class PaymentReconciliation extends GatewayJob {
     private static final Logger LOG = Logger.getLogger(PaymentReconciliation.class);
 
     private static final String PAGE = """
-            select id, order_id, external_payment_key, amount, attempted_at from payment
+            select id, order_id, external_payment_key, amount, attempted_at, subscription_id, period, purpose from payment
             where status = 'IN_PROGRESS' and attempted_at <= $1 and id <> all($2)
             order by created_at, id
             limit $3""";
     private static final String OLDEST = "select min(attempted_at) as oldest from payment where status = 'IN_PROGRESS'";
 
-    private record Candidate(UUID id, String orderId, String paymentKey, long amount, Instant attemptedAt) {
+    private record Candidate(UUID id, String orderId, String paymentKey, long amount, Instant attemptedAt, UUID subscriptionId, int period,
+            String purpose) {
     }
 
     private final Pool pool;
@@ -62,15 +64,18 @@ public class PaymentReconciliation extends GatewayJob {
     private final PaymentSettlement settlement;
     private final PaymentMetrics metrics;
     private final WorkQueue queue;
+    private final AttemptsSentAgain attempts;
 
     PaymentReconciliation(Pool pool, PaymentGatewayClient gateway, PaymentSettlement settlement, PaymentMetrics metrics,
-            ReconciliationSettings settings, @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock, WorkQueues queues) {
+            ReconciliationSettings settings, @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock, WorkQueues queues,
+            AttemptsSentAgain attempts) {
         super(QUEUE, lookups, settings, clock);
         this.pool = pool;
         this.gateway = gateway;
         this.settlement = settlement;
         this.metrics = metrics;
         this.queue = queues.queue(QUEUE);
+        this.attempts = attempts;
     }
 
     /** One round of the work queue by hand: claims the run item if it is due and no other replica holds it; returns 1 if it ran. */
@@ -83,7 +88,8 @@ public class PaymentReconciliation extends GatewayJob {
         OffsetDateTime settleBefore = utc(clock.instant().minus(settings.settleAfter()));
         int[] examined = {0};
         return over(Result.class, page(pool, PAGE, row -> new Candidate(row.getUUID("id"), row.getString("order_id"), row.getString("external_payment_key"),
-                                row.getLong("amount"), row.getOffsetDateTime("attempted_at").toInstant()), settleBefore)
+                                row.getLong("amount"), row.getOffsetDateTime("attempted_at").toInstant(), row.getUUID("subscription_id"),
+                                row.getInteger("period"), row.getString("purpose")), settleBefore)
                         .andThen(candidates -> candidates.invoke(read -> examined[0] += read.size())), Candidate::id, this::reconcile)
                 .chain(run -> Statements.execute(pool, OLDEST).map(rows -> {
                     OffsetDateTime oldest = rows.iterator().next().getOffsetDateTime("oldest");
@@ -109,8 +115,15 @@ public class PaymentReconciliation extends GatewayJob {
                 : gateway.listByOrder(payment.orderId());
         return found.chain(reports -> {
             if (reports.isEmpty()) {
-                return settlement.failUnconfirmed(payment.id(), "the gateway has no payment for this attempt: the charge never arrived",
-                        Source.RECONCILIATION);
+                return attempts.willSendAgain(payment.subscriptionId(), payment.period(), payment.purpose()).chain(sentAgain -> {
+                    if (sentAgain) {
+                        // answered 500 or 429 and kept for its renewal's next try, which sends it as it is
+                        metrics.settled(Result.PENDING, Source.RECONCILIATION);
+                        return Uni.createFrom().item(Result.PENDING);
+                    }
+                    return settlement.failUnconfirmed(payment.id(), "the gateway has no payment for this attempt: the charge never arrived",
+                            Source.RECONCILIATION);
+                });
             }
             GatewayReport report = GatewayReport.of(bestMatch(reports, payment.amount()));
             if (report.verdict() == GatewayReport.Verdict.PENDING) {

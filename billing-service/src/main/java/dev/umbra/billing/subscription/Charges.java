@@ -43,12 +43,15 @@ public class Charges {
         }
     }
 
-    /** What became of the attempt; {@code paymentStatus} is null when it was rolled back (never sent). */
+    /** What became of the attempt; {@code paymentStatus} is null when it was rolled back (surely never sent). */
     public record Settled(ChargeOutcome outcome, PaymentStatus paymentStatus, Subscription subscription) {
     }
 
-    /** A charge that surely never reached the gateway: its attempt fails (and says so) or disappears (to be tried again). */
-    public enum WhenNotSent { FAIL, ROLL_BACK }
+    /**
+     * A charge that surely never reached the gateway: its attempt fails (and says so), or is sent again by the caller's next
+     * try (rolled back when the connection never opened; kept, to be sent as it is, when the gateway answered 500 or 429).
+     */
+    public enum WhenNotSent { FAIL, SEND_AGAIN }
 
     private final PaymentGatewayClient gateway;
     private final BillingKeyService billingKeys;
@@ -140,14 +143,21 @@ public class Charges {
         if (outcome instanceof ChargeOutcome.Rejected rejected) {
             String reason = "refused by the gateway: " + rejected.code();
             if (rejected.keyUsedBefore()) {
-                // a renewal rolled back on a 500 and sent again for another amount (a downgrade came in between): a gateway
-                // that carried the first out holds a charge under the attempt's key, and order id, that nothing here pays for
+                // the gateway holds an earlier request under the attempt's key for another order or amount: one it carried out
+                // is a charge under that key, and order id, that nothing here pays for
                 return fail(payment, null, reason, now).call(() -> strays.watch(payment, null, reason, now));
             }
             return fail(payment, null, reason, now);
         }
         if (outcome instanceof ChargeOutcome.SurelyNotArrived notArrived) {
-            if (whenNotSent == WhenNotSent.ROLL_BACK && !payment.settled()) {
+            if (whenNotSent == WhenNotSent.SEND_AGAIN && !payment.settled()) {
+                if (notArrived.answeredUnprocessed()) {
+                    // only the gateway's contract says a 500 or 429 did nothing: the attempt stays, to be sent again as it is
+                    // (its key, order id and amount), and while it is in flight nothing changes what it was priced for; a
+                    // gateway that broke its contract answers the same charge, and one whose subscription ended meanwhile is
+                    // settled by reconciliation (a charge the subscription cannot use is given back)
+                    return Uni.createFrom().item(payment.status);
+                }
                 return RowDeletes.delete(payment, "payment", payment.id).replaceWith((PaymentStatus) null);
             }
             String reason = "never reached the gateway: " + notArrived.reason();

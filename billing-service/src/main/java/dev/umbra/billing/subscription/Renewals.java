@@ -3,6 +3,7 @@ package dev.umbra.billing.subscription;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.billing.billingkey.BillingKey;
 import dev.umbra.billing.gateway.ChargeOutcome;
+import dev.umbra.billing.payment.AttemptsSentAgain;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.settings.BillingSettings;
 import dev.umbra.platform.storage.StorageFaults;
@@ -37,7 +38,7 @@ import org.jboss.logging.Logger;
  * period, and the gateway sees one idempotency key per attempt.
  */
 @ApplicationScoped
-public class Renewals implements WorkHandler {
+public class Renewals implements WorkHandler, AttemptsSentAgain {
 
     static final String QUEUE = "subscription-renewal";
 
@@ -120,6 +121,15 @@ public class Renewals implements WorkHandler {
         return null;
     }
 
+    /** A renewal's attempt is sent again while an item of its period is still to be tried. */
+    @Override
+    public Uni<Boolean> willSendAgain(UUID subscriptionId, int period, String purpose) {
+        if (!Payment.PERIOD.equals(purpose)) {
+            return Uni.createFrom().item(false);
+        }
+        return queue.anyLive(subscriptionId + ":p" + period + ":a");
+    }
+
     @Override
     public Uni<Outcome> handle(WorkItem item) {
         UUID subscriptionId = UUID.fromString(item.key().substring(0, item.key().indexOf(':')));
@@ -127,9 +137,10 @@ public class Renewals implements WorkHandler {
             if (prepared == null) {
                 return Uni.createFrom().item(Outcome.done());
             }
-            return charges.send(prepared, Charges.WhenNotSent.ROLL_BACK).map(settled -> {
+            return charges.send(prepared, Charges.WhenNotSent.SEND_AGAIN).map(settled -> {
                 if (settled.outcome() instanceof ChargeOutcome.SurelyNotArrived notArrived) {
-                    // Nothing was charged and the attempt is gone: the same step is tried again, without limit.
+                    // Nothing was charged (by the gateway's word): the same step is tried again, without limit, and sends the
+                    // attempt kept after a 500 or 429 as it is.
                     return Outcome.unavailable("the payment gateway did not take the charge: " + notArrived.reason(), null);
                 }
                 return Outcome.done();

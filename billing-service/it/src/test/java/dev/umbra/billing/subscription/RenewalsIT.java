@@ -12,7 +12,8 @@ import static org.hamcrest.Matchers.notNullValue;
 
 import dev.umbra.billing.PayingUserTest;
 import dev.umbra.billing.clock.MovableClock;
-import dev.umbra.billing.payment.StrayChargeReturns;
+import dev.umbra.billing.invoice.AutomaticRefunds;
+import dev.umbra.billing.payment.PaymentReconciliation;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
@@ -69,7 +70,10 @@ class RenewalsIT extends PayingUserTest {
     MovableClock clock;
 
     @Inject
-    StrayChargeReturns returns;
+    PaymentReconciliation reconciliation;
+
+    @Inject
+    AutomaticRefunds automaticRefunds;
 
     @InjectDevstack
     InboxProbe inbox;
@@ -142,10 +146,10 @@ class RenewalsIT extends PayingUserTest {
         gateway.loseCallbacks(Integer.MAX_VALUE);
         gateway.failAfterChargeOf(user.toString(), 500);
         drain();
-        assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isZero();
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
         assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).hasSize(2);
 
-        // the attempt, rolled back, is sent again once the gateway answers: the same charge, answered again, not a second one
+        // the attempt, kept, is sent again as it is once the gateway answers: the same charge, answered again, not a second one
         gateway.recover();
         drainPastBackoffUntil(() -> !"ACTIVE:0".equals(db.text("select status || ':' || paid_through from subscription where id = ?", id)));
         assertThat(db.text("select status || ':' || paid_through from subscription where id = ?", id)).isEqualTo("ACTIVE:1");
@@ -174,41 +178,76 @@ class RenewalsIT extends PayingUserTest {
     }
 
     @Test
-    void aRenewalCarriedOutUnderA500AndRepricedByADowngradeBeforeItWasSentAgainIsGivenBackAndChargedAnew() throws Throwable {
+    void aRenewalCarriedOutUnderA500KeepsItsPriceUntilItIsSentAgainAndIsPaidOnce() throws Throwable {
         UUID id = UUID.fromString(subscribe(user, Snowflakes.random(), "PREMIUM", key).then().statusCode(201).extract().path("id"));
         clock.advance(Duration.ofDays(32));
         // the gateway takes the renewal's 19,900, then answers 500 (its contract's "nothing was done") and calls nobody back
         gateway.loseCallbacks(Integer.MAX_VALUE);
         gateway.failAfterChargeOf(user.toString(), 500);
         drain();
-        assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isZero();
-        gateway.recover();
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
 
-        // before the attempt is sent again, the next period is downgraded: the same key now asks for 9,900
+        // a downgrade now would ask the attempt's key for another amount: refused while the attempt is in flight
+        given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PRO\"}")
+                .when().put("/subscriptions/{id}/plan", id).then().statusCode(409).contentType("application/problem+json");
+        gateway.recover();
+        drainPastBackoffUntil(() -> "ACTIVE:1".equals(db.text("select status || ':' || paid_through from subscription where id = ?", id)));
+
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
+        assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).extracting(Charge::idempotencyKey, Charge::amount)
+                .containsExactly(tuple(ChargeKeys.periodCharge(id, 0, 1), 19_900L), tuple(ChargeKeys.periodCharge(id, 1, 1), 19_900L));
+        assertThat(db.count("select count(*) from stray_charge where payment_id in (select id from payment where subscription_id = ?)", id)).isZero();
+        // and the downgrade is taken once nothing is in flight, from the next period
         given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PRO\"}")
                 .when().put("/subscriptions/{id}/plan", id).then().statusCode(200);
-        drainPastBackoffUntil(() -> !"ACTIVE".equals(db.text("select status from subscription where id = ?", id)));
+    }
 
-        // the gateway refused the key for its new amount: the charge it holds under that key is watched and given back
-        assertThat(db.text("select status || ':' || failure_message from payment where subscription_id = ? and period = 1", id))
-                .isEqualTo("FAILED:refused by the gateway: IDEMPOTENCY_KEY_REUSED");
-        String stray = "select status from stray_charge where payment_id = (select id from payment where subscription_id = ? and period = 1)";
-        assertThat(db.text(stray, id)).isEqualTo("WATCHING");
-        VertxContextSupport.subscribeAndAwait(() -> returns.run());
-        assertThat(db.text(stray, id)).isEqualTo("RETURNED");
-        Charge firstTry = chargesOf(id).get(1);
-        assertThat(firstTry.idempotencyKey()).isEqualTo(ChargeKeys.periodCharge(id, 1, 1));
-        assertThat(gateway.cancelsOf(firstTry.paymentKey())).singleElement().satisfies(cancel -> assertThat(cancel.amount()).isEqualTo(19_900));
-
-        // dunning's next attempt, a key of its own, charges the downgraded period once
-        clock.advance(Duration.ofHours(24));
+    @Test
+    void aRenewalAnswered500IsNotFailedByReconciliationWhileItsRenewalIsToSendItAgain() throws Throwable {
+        UUID id = active();
+        clock.advance(Duration.ofDays(32));
+        // every charge answered 500 and nothing done (earlier tests' subscriptions fall due too, and are kept the same way)
+        gateway.failNext(Integer.MAX_VALUE, 500);
         drain();
-        assertThat(db.text("select status || ':' || paid_through || ':' || plan_code from subscription where id = ?", id)).isEqualTo("ACTIVE:1:PRO");
-        assertThat(chargesOf(id).subList(2, chargesOf(id).size())).extracting(Charge::idempotencyKey, Charge::amount)
-                .containsExactly(tuple(ChargeKeys.periodCharge(id, 1, 2), 9_900L));
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
+
+        // the gateway, answering again, has nothing for the attempt; its renewal's next try is to send it again: not a failed
+        // payment, no dunning
+        gateway.recover();
+        clock.advance(Duration.ofMinutes(5));
+        VertxContextSupport.subscribeAndAwait(() -> reconciliation.run());
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
+        assertThat(db.text("select status from subscription where id = ?", id)).isEqualTo("ACTIVE");
+
+        drainPastBackoffUntil(() -> "ACTIVE:1".equals(db.text("select status || ':' || paid_through from subscription where id = ?", id)));
+        assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).extracting(Charge::idempotencyKey)
+                .containsExactly(ChargeKeys.periodCharge(id, 0, 1), ChargeKeys.periodCharge(id, 1, 1));
+    }
+
+    @Test
+    void aRenewalCarriedOutUnderA500WhoseSubscriptionIsCanceledBeforeItIsSentAgainIsSettledAndGivenBack() throws Throwable {
+        UUID id = active();
+        clock.advance(Duration.ofDays(32));
+        gateway.loseCallbacks(Integer.MAX_VALUE);
+        gateway.failAfterChargeOf(user.toString(), 500);
+        drain();
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
+
+        // canceled now, before the renewal's next try: that try finds the subscription changed and sends nothing
+        given().auth().oauth2(Tokens.user(user.toString())).when().delete("/subscriptions/{id}", id).then().statusCode(200);
+        gateway.recover();
+        drainPastBackoffUntil(() -> db.count("select count(*) from work_item where queue = ? and item_key like ? and status in ('pending', 'leased')",
+                Renewals.QUEUE, id + ":p1:%") == 0);
+
+        // reconciliation finds the charge the gateway made under the 500, settles it, and a canceled subscription cannot use it
+        VertxContextSupport.subscribeAndAwait(() -> reconciliation.run());
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
+        VertxContextSupport.subscribeAndAwait(() -> automaticRefunds.run());
+
         long kept = chargesOf(id).stream().filter(Charge::tookMoney).mapToLong(charge -> charge.amount()
                 - gateway.cancelsOf(charge.paymentKey()).stream().mapToLong(Cancel::amount).sum()).sum();
-        assertThat(kept).as("the first period at PREMIUM, the second at PRO").isEqualTo(19_900 + 9_900);
+        assertThat(kept).as("the first period only").isEqualTo(9_900);
+        await().atMost(WAIT).until(() -> db.count("select coalesce(sum(amount), 0) from ledger_entry where subscription_id = ?", id) == 9_900);
     }
 
     @Test
@@ -382,6 +421,10 @@ class RenewalsIT extends PayingUserTest {
         assertThat(db.count("select count(*) from payment where subscription_id = ? and purpose = 'PERIOD' and period = 1", id)).isZero();
         assertThat(db.text("select status || ':' || last_error from work_item where queue = ? and item_key like ?", Renewals.QUEUE,
                 id + ":p1:%")).startsWith("pending:an upgrade of the subscription is being charged");
+        // not left pending at the gateway for ever: a later reconciliation run would fail it and watch it as a stray charge
+        // that no watch could settle
+        chargesOf(id).stream().filter(charge -> charge.status() == Status.IN_PROGRESS)
+                .forEach(charge -> gateway.settle(charge.paymentKey(), Status.ABORTED));
     }
 
     /** Scans and runs rounds until nothing is due: every due step of every subscription done. */

@@ -128,6 +128,8 @@ public final class WorkQueue {
             update work_item set try_started = true
             where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
     private static final String STATUS = "select status from work_item where queue = $1 and item_key = $2";
+    private static final String ANY_LIVE = """
+            select exists (select 1 from work_item where queue = $1 and starts_with(item_key, $2) and status in ('pending', 'leased')) as live""";
 
     /** A dead item, for operators. */
     public record DeadLetter(String key, JsonNode payload, int attempts, String reason, Instant diedAt, Instant createdAt) {
@@ -416,6 +418,11 @@ public final class WorkQueue {
     public Uni<String> status(String key) {
         return Statements.execute(pool, STATUS, Tuple.of(name, key))
                 .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getString("status"));
+    }
+
+    /** Whether an item whose key starts with {@code keyPrefix} is still to be tried (pending, or leased by a worker now). */
+    public Uni<Boolean> anyLive(String keyPrefix) {
+        return Statements.execute(pool, ANY_LIVE, Tuple.of(name, keyPrefix)).map(rows -> rows.iterator().next().getBoolean("live"));
     }
 
     private static String outcomeName(Outcome outcome, RetryRules.Next next) {
