@@ -140,13 +140,7 @@ class RenewalsIT extends PayingUserTest {
     @Test
     void aRenewalTheGatewayCarriedOutWhileAnsweringThatItDidNothingIsSentAgainAsTheSameChargeAndPaidOnce() throws Throwable {
         UUID id = active();
-        clock.advance(Duration.ofDays(32));
-        // the gateway takes the money, then answers 500 (its contract's "nothing was done") to every try, and calls nobody back;
-        // this test's user only: earlier tests' subscriptions fall due under the moved clock too
-        gateway.loseCallbacks(Integer.MAX_VALUE);
-        gateway.failAfterChargeOf(user.toString(), 500);
-        drain();
-        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
+        renewedUnderA500ThatCarriedTheChargeOut(id);
         assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).hasSize(2);
 
         // the attempt, kept, is sent again as it is once the gateway answers: the same charge, answered again, not a second one
@@ -180,12 +174,7 @@ class RenewalsIT extends PayingUserTest {
     @Test
     void aRenewalCarriedOutUnderA500KeepsItsPriceUntilItIsSentAgainAndIsPaidOnce() throws Throwable {
         UUID id = UUID.fromString(subscribe(user, Snowflakes.random(), "PREMIUM", key).then().statusCode(201).extract().path("id"));
-        clock.advance(Duration.ofDays(32));
-        // the gateway takes the renewal's 19,900, then answers 500 (its contract's "nothing was done") and calls nobody back
-        gateway.loseCallbacks(Integer.MAX_VALUE);
-        gateway.failAfterChargeOf(user.toString(), 500);
-        drain();
-        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
+        renewedUnderA500ThatCarriedTheChargeOut(id);
 
         // a downgrade now would ask the attempt's key for another amount: refused while the attempt is in flight
         given().auth().oauth2(Tokens.user(user.toString())).contentType(ContentType.JSON).body("{\"planCode\":\"PRO\"}")
@@ -227,11 +216,7 @@ class RenewalsIT extends PayingUserTest {
     @Test
     void aRenewalCarriedOutUnderA500WhoseSubscriptionIsCanceledBeforeItIsSentAgainIsSettledAndGivenBack() throws Throwable {
         UUID id = active();
-        clock.advance(Duration.ofDays(32));
-        gateway.loseCallbacks(Integer.MAX_VALUE);
-        gateway.failAfterChargeOf(user.toString(), 500);
-        drain();
-        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
+        renewedUnderA500ThatCarriedTheChargeOut(id);
 
         // canceled now, before the renewal's next try: that try finds the subscription changed and sends nothing
         given().auth().oauth2(Tokens.user(user.toString())).when().delete("/subscriptions/{id}", id).then().statusCode(200);
@@ -425,6 +410,19 @@ class RenewalsIT extends PayingUserTest {
         // that no watch could settle
         chargesOf(id).stream().filter(charge -> charge.status() == Status.IN_PROGRESS)
                 .forEach(charge -> gateway.settle(charge.paymentKey(), Status.ABORTED));
+    }
+
+    /**
+     * The subscription's first renewal falls due, and the gateway takes its money, then answers 500 (its contract's "nothing was
+     * done") to every try and calls nobody back: the attempt is kept for the renewal's next try. This test's user only: earlier
+     * tests' subscriptions fall due under the moved clock too.
+     */
+    private void renewedUnderA500ThatCarriedTheChargeOut(UUID id) throws Throwable {
+        clock.advance(Duration.ofDays(32));
+        gateway.loseCallbacks(Integer.MAX_VALUE);
+        gateway.failAfterChargeOf(user.toString(), 500);
+        drain();
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
     }
 
     /** Scans and runs rounds until nothing is due: every due step of every subscription done. */
