@@ -34,14 +34,18 @@ public final class LicenseChanges {
             return events;
         }
         boolean reactivated = before.status() == LicenseStatus.SUSPENDED && after.status() == LicenseStatus.ACTIVE;
+        boolean dropped = before.plan().isAbove(after.plan());
         if (before.status() == LicenseStatus.ACTIVE && after.status() == LicenseStatus.SUSPENDED) {
             events.add(new LicenseSuspended(after.licenseId(), after.suspensionReason()));
         }
+        // a plan that dropped is told as such even when the license comes back to life with it (a suspended subscription
+        // ended): the owner hears of the downgrade, and the grant says the license is active again
+        if (dropped) {
+            events.add(new LicenseDowngraded(after.licenseId(), before.plan().name(), after.plan().name()));
+        }
         if (after.plan().isAbove(before.plan()) && after.status() == LicenseStatus.ACTIVE || reactivated) {
             events.add(granted(after));
-        } else if (before.plan().isAbove(after.plan())) {
-            events.add(new LicenseDowngraded(after.licenseId(), before.plan().name(), after.plan().name()));
-        } else if (after.plan() == before.plan() && after.effectiveExpiresAt() != null
+        } else if (!dropped && after.plan() == before.plan() && after.effectiveExpiresAt() != null
                 && (before.effectiveExpiresAt() == null || after.effectiveExpiresAt().isAfter(before.effectiveExpiresAt()))) {
             events.add(new LicenseExtended(after.licenseId(), after.effectiveExpiresAt()));
         }

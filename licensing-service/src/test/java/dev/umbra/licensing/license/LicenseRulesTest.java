@@ -57,6 +57,18 @@ class LicenseRulesTest {
     }
 
     @Test
+    void aSubscriptionEndedWhileBillingHadItSuspendedIsToldAsADowngradeAndTheLicenseActiveAgain() {
+        LicenseState suspended = LicenseRules.subscriptionSuspended(pro(), SUBSCRIPTION, "BILLING_KEY_DELETED", mark(T0.plusSeconds(20)));
+        List<DomainEvent> events = appliedTwice(suspended, l -> LicenseRules.subscriptionCanceled(l, SUBSCRIPTION, false, mark(T0.plusSeconds(30))));
+        assertThat(events).hasSize(2);
+        assertThat(events.get(0)).isInstanceOfSatisfying(LicenseDowngraded.class, e -> {
+            assertThat(e.oldPlan()).isEqualTo("PRO");
+            assertThat(e.newPlan()).isEqualTo("FREE");
+        });
+        assertThat(events.get(1)).isInstanceOfSatisfying(LicenseGranted.class, e -> assertThat(e.planCode()).isEqualTo("FREE"));
+    }
+
+    @Test
     void botKickedSuspendsOnce() {
         List<DomainEvent> events = appliedTwice(free(), l -> LicenseRules.botKicked(l, mark(T0.plusSeconds(60))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseSuspended.class,
