@@ -21,6 +21,10 @@ public final class LicenseChanges {
             return events;
         }
         if (before == null) {
+            if (after.status() == LicenseStatus.CANCELED) {
+                // a deleted guild's tombstone: nobody was ever told of a license
+                return events;
+            }
             events.add(granted(after));
             if (after.status() == LicenseStatus.SUSPENDED) {
                 events.add(new LicenseSuspended(after.licenseId(), after.suspensionReason()));

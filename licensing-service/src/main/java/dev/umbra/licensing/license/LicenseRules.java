@@ -37,8 +37,13 @@ public final class LicenseRules {
         return license.withGuildStream(kickedAt, license.deletedAt(), at);
     }
 
-    public static LicenseState guildDeleted(LicenseState license, StreamMark at) {
-        if (license == null || license.deletedAt() != null) {
+    public static LicenseState guildDeleted(LicenseState license, String guildId, StreamMark at) {
+        if (license == null) {
+            // a guild deleted before licensing heard of it (kicked while its install was unseen, then deleted): kept as a
+            // tombstone, so that a subscription event arriving after it finds the guild gone, as it would have in the other order
+            return new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null, null, null, null, at.at(), at, null);
+        }
+        if (license.deletedAt() != null) {
             return license;
         }
         // a deletion applies however late it comes, but leaves the stream's mark where it was if that is later

@@ -89,7 +89,7 @@ public class LicenseService {
     /** A deletion is final: however late it comes, it applies. */
     Uni<Void> onGuildDeleted(GuildDeleted event, EventEnvelope envelope) {
         StreamMark at = StreamMark.of(envelope);
-        return change(event.guildId(), license -> LicenseRules.guildDeleted(license, at), license -> false, envelope);
+        return change(event.guildId(), license -> LicenseRules.guildDeleted(license, event.guildId(), at), license -> false, envelope);
     }
 
     Uni<Void> onSubscriptionStarted(SubscriptionStarted event, EventEnvelope envelope) {

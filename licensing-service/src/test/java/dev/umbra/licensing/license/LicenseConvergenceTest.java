@@ -55,6 +55,7 @@ class LicenseConvergenceTest {
         Step suspended = at("SubscriptionSuspended", l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BOT_KICKED", mark(T.plus(Duration.ofDays(2)).plusSeconds(1))));
         Step reinstalled = at("BotInstalled again", l -> LicenseRules.botInstalled(l, GUILD, mark(T.plus(Duration.ofDays(3)))));
         Step resumed = at("SubscriptionResumed", l -> LicenseRules.subscriptionResumed(l, SUBSCRIPTION, mark(T.plus(Duration.ofDays(3)).plusSeconds(1))));
+        Step deleted = at("GuildDeleted", l -> LicenseRules.guildDeleted(l, GUILD, mark(T.plus(Duration.ofDays(2)).plusSeconds(6))));
         Step canceledNow = at("SubscriptionCanceled now", l -> LicenseRules.subscriptionCanceled(l, SUBSCRIPTION, false, mark(T.plus(Duration.ofDays(2)).plusSeconds(5))));
         return List.of(
                 new Flow("1 first subscription", List.of(installed), List.of(started, renewed)),
@@ -62,7 +63,9 @@ class LicenseConvergenceTest {
                 new Flow("3 bot kicked", List.of(installed, kicked), List.of(started, renewed, suspended)),
                 new Flow("3b bot kicked and installed again", List.of(installed, kicked, reinstalled), List.of(started, renewed, suspended, resumed)),
                 new Flow("3c bot kicked, subscription canceled, installed again", List.of(installed, kicked, reinstalled),
-                        List.of(started, renewed, suspended, canceledNow)));
+                        List.of(started, renewed, suspended, canceledNow)),
+                // kicked while its install was unseen by guild-service, then deleted: licensing never hears of an install
+                new Flow("4 a guild deleted before licensing heard of it", List.of(deleted), List.of(started, canceledNow)));
     }
 
     @ParameterizedTest

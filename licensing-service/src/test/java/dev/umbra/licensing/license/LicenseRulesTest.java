@@ -69,6 +69,17 @@ class LicenseRulesTest {
     }
 
     @Test
+    void aGuildDeletedBeforeItsInstallWasSeenIsATombstoneThatTellsNobodyAndThatALaterSubscriptionDoesNotRevive() {
+        LicenseState tombstone = LicenseRules.guildDeleted(null, GUILD, mark(T0.plusSeconds(60)));
+        assertThat(tombstone.status()).isEqualTo(LicenseStatus.CANCELED);
+        assertThat(LicenseChanges.between(null, tombstone)).isEmpty();
+
+        LicenseState started = LicenseRules.subscriptionStarted(tombstone, GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, mark(T0.plusSeconds(10)));
+        assertThat(started.status()).isEqualTo(LicenseStatus.CANCELED);
+        assertThat(LicenseChanges.between(tombstone, started)).isEmpty();
+    }
+
+    @Test
     void botKickedSuspendsOnce() {
         List<DomainEvent> events = appliedTwice(free(), l -> LicenseRules.botKicked(l, mark(T0.plusSeconds(60))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseSuspended.class,
@@ -91,9 +102,9 @@ class LicenseRulesTest {
 
     @Test
     void guildDeletedCancelsOnceAndForGood() {
-        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.guildDeleted(l, mark(T0.plusSeconds(60))));
+        List<DomainEvent> events = appliedTwice(pro(), l -> LicenseRules.guildDeleted(l, GUILD, mark(T0.plusSeconds(60))));
         assertThat(events).singleElement().isInstanceOf(LicenseCanceled.class);
-        LicenseState canceled = LicenseRules.guildDeleted(pro(), mark(T0.plusSeconds(60)));
+        LicenseState canceled = LicenseRules.guildDeleted(pro(), GUILD, mark(T0.plusSeconds(60)));
         assertThat(LicenseRules.botInstalled(canceled, GUILD, mark(T0.plusSeconds(90))).status()).isEqualTo(LicenseStatus.CANCELED);
     }
 

@@ -138,6 +138,28 @@ class LicenseFlowsIT {
     }
 
     @Test
+    void aGuildDeletedBeforeItsInstallWasSeenEndsCanceledWhicheverTopicIsReadFirstAndNobodyIsToldOfALicense() {
+        // kicked while guild-service had not seen its install, then deleted: no BotInstalled ever; billing cancels on the delete
+        for (boolean guildFirst : List.of(true, false)) {
+            String guildId = Snowflakes.random();
+            UUID subscription = UUID.randomUUID();
+            List<Timed> guildTopic = List.of(new Timed(new GuildDeleted(guildId), T.plus(Duration.ofDays(2))));
+            List<Timed> subscriptionTopic = List.of(new Timed(new SubscriptionStarted(subscription, guildId, "PRO", PERIOD_END), T.plusSeconds(60)),
+                    new Timed(new SubscriptionCanceled(subscription, false), T.plus(Duration.ofDays(2)).plusSeconds(1)));
+            apply(guildFirst ? guildTopic : subscriptionTopic, guildFirst ? subscriptionTopic : guildTopic);
+
+            JsonPath license = license(guildId);
+            assertThat(license.getString("status")).as("guild topic first: %s", guildFirst).isEqualTo("CANCELED");
+            assertThat(license.getString("plan")).isEqualTo("FREE");
+            if (guildFirst) {
+                String licenseId = license.getString("licenseId");
+                assertThat(db.count("select count(*) from aggregate_sequence where aggregate_id = ?", licenseId))
+                        .as("nothing published for a guild gone before its license existed").isZero();
+            }
+        }
+    }
+
+    @Test
     void aHandlerAppliedTwiceInARowHasOneEffectAndOneEvent() {
         String guildId = Snowflakes.random();
         apply(List.of(new Timed(new BotInstalled(guildId, "223456789012345678"), T)), List.of());
