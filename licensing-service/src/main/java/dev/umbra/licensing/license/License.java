@@ -34,10 +34,11 @@ public class License extends PanacheEntityBase {
     private static final String INSERT_ALL = """
             insert into license (license_id, guild_id, plan, status, suspension_reason, paid_plan, subscription_id, expires_at, expired,
                 pending_plan, pending_plan_at, bot_kicked_at, subscription_suspended_at, subscription_suspension_reason, deleted_at,
-                guild_event_at, guild_event_sequence, subscription_event_at, subscription_event_sequence, updated_at, version)
+                guild_event_at, guild_event_sequence, subscription_event_at, subscription_event_sequence, subscription_event_committed_at,
+                updated_at, version)
             select *, 0 from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::timestamptz[],
                 $9::boolean[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::text[], $15::timestamptz[],
-                $16::timestamptz[], $17::int8[], $18::timestamptz[], $19::int8[], $20::timestamptz[])""";
+                $16::timestamptz[], $17::int8[], $18::timestamptz[], $19::int8[], $20::timestamptz[], $21::timestamptz[])""";
 
     @Id
     @Column(name = "license_id")
@@ -100,6 +101,9 @@ public class License extends PanacheEntityBase {
     @Column(name = "subscription_event_sequence", nullable = false)
     public long subscriptionEventSequence;
 
+    @Column(name = "subscription_event_committed_at")
+    public Instant subscriptionEventCommittedAt;
+
     @Column(name = "updated_at", nullable = false)
     public Instant updatedAt;
 
@@ -136,6 +140,7 @@ public class License extends PanacheEntityBase {
                 column(created, l -> l.guildEventSequence, Long[]::new),
                 column(created, l -> l.subscriptionEventAt, Instant[]::new),
                 column(created, l -> l.subscriptionEventSequence, Long[]::new),
+                column(created, l -> l.subscriptionEventCommittedAt, Instant[]::new),
                 column(created, l -> l.updatedAt, Instant[]::new)};
         return Panache.getSession().chain(session -> NativeSelects.select(session, INSERT_ALL, columns)).replaceWithVoid();
     }
@@ -150,12 +155,12 @@ public class License extends PanacheEntityBase {
 
     LicenseState state() {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, mark(guildEventSequence, guildEventAt),
-                mark(subscriptionEventSequence, subscriptionEventAt));
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, mark(guildEventSequence, guildEventAt, null),
+                mark(subscriptionEventSequence, subscriptionEventAt, subscriptionEventCommittedAt));
     }
 
-    private static StreamMark mark(long sequence, Instant at) {
-        return at == null ? null : new StreamMark(sequence, at);
+    private static StreamMark mark(long sequence, Instant at, Instant committedAt) {
+        return at == null ? null : new StreamMark(sequence, at, committedAt);
     }
 
     void update(LicenseState state, Instant now) {
@@ -178,6 +183,7 @@ public class License extends PanacheEntityBase {
         guildEventSequence = state.guildEvent() == null ? 0 : state.guildEvent().sequence();
         subscriptionEventAt = state.subscriptionEvent() == null ? null : state.subscriptionEvent().at();
         subscriptionEventSequence = state.subscriptionEvent() == null ? 0 : state.subscriptionEvent().sequence();
+        subscriptionEventCommittedAt = state.subscriptionEvent() == null ? null : state.subscriptionEvent().committedAt();
         updatedAt = now;
     }
 }

@@ -182,7 +182,10 @@ public final class LicenseRules {
         return license.guildEvent() != null && at.before(license.guildEvent());
     }
 
-    /** An event of {@code subscriptionId} older than the latest subscription event applied to the license. */
+    /**
+     * An event of {@code subscriptionId} older than the latest subscription event applied to the license: by sequence within
+     * a subscription, by billing's commit time between two (see {@link StreamMark#earlierThan}).
+     */
     static boolean staleForSubscription(LicenseState license, UUID subscriptionId, StreamMark at) {
         StreamMark latest = license.subscriptionEvent();
         if (latest == null) {

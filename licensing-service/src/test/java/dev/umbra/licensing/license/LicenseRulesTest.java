@@ -80,6 +80,21 @@ class LicenseRulesTest {
     }
 
     @Test
+    void aNewSubscriptionStampedBeforeTheOldOnesEndByAReplicaWhoseClockIsBehindIsOrderedByCommitTime() {
+        LicenseState canceled = LicenseRules.subscriptionCanceled(pro(), SUBSCRIPTION, false, new StreamMark(2, T0.plusSeconds(100), T0.plusSeconds(100)));
+        UUID next = UUID.fromString("00000000-0000-0000-0000-0000000000bb");
+        // subscribed again at once, on a billing replica whose clock is two seconds behind; billing's database committed it later
+        LicenseState started = LicenseRules.subscriptionStarted(canceled, GUILD, next, Plan.PREMIUM, PERIOD_END,
+                new StreamMark(1, T0.plusSeconds(99), T0.plusSeconds(101)));
+        assertThat(started.plan()).isEqualTo(Plan.PREMIUM);
+        assertThat(started.subscriptionId()).isEqualTo(next);
+
+        // the old subscription's start again, from a record without a commit time (re-produced by hand): by the time it occurred
+        assertThat(LicenseRules.subscriptionStarted(started, GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, mark(T0.plusSeconds(10))))
+                .isEqualTo(started);
+    }
+
+    @Test
     void botKickedSuspendsOnce() {
         List<DomainEvent> events = appliedTwice(free(), l -> LicenseRules.botKicked(l, mark(T0.plusSeconds(60))));
         assertThat(events).singleElement().isInstanceOfSatisfying(LicenseSuspended.class,

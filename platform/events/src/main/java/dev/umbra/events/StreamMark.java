@@ -5,20 +5,27 @@ import java.util.Objects;
 
 /**
  * Where an event stands in its aggregate's stream: the position its producer's outbox gave it (0 when
- * it carried none) and when it occurred. Within one aggregate the position decides which came first:
- * two replicas of a producer stamp their events with clocks that may disagree, and a later event
- * stamped earlier would be taken for a stale one and dropped. Between two aggregates (a guild's old
- * and new subscription) only the time can tell. What consumers keep to skip an event older than one
- * they already applied (a redriven dead letter, say).
+ * it carried none), when it occurred, and when its transaction committed where the record said so (null
+ * otherwise). Within one aggregate the position decides which came first: two replicas of a producer stamp
+ * their events with clocks that may disagree, and a later event stamped earlier would be taken for a stale
+ * one and dropped. Between two aggregates of one producer (a guild's old and new subscription) the commit
+ * times decide, which the producer's one database clock gives; where either is unknown, the times the
+ * events occurred. What consumers keep to skip an event older than one they already applied (a redriven
+ * dead letter, say).
  */
-public record StreamMark(long sequence, Instant at) {
+public record StreamMark(long sequence, Instant at, Instant committedAt) {
 
     public StreamMark {
         Objects.requireNonNull(at, "at");
     }
 
+    /** A mark without a known commit time. */
+    public StreamMark(long sequence, Instant at) {
+        this(sequence, at, null);
+    }
+
     public static StreamMark of(EventEnvelope envelope) {
-        return new StreamMark(envelope.sequence(), envelope.occurredAt());
+        return new StreamMark(envelope.sequence(), envelope.occurredAt(), envelope.committedAt());
     }
 
     /**
@@ -30,8 +37,8 @@ public record StreamMark(long sequence, Instant at) {
         return sequence > 0 && latest.sequence > 0 ? sequence < latest.sequence : at.isBefore(latest.at);
     }
 
-    /** This event came before {@code latest}, an event of another aggregate. */
+    /** This event came before {@code latest}, an event of another aggregate of the same producer. */
     public boolean earlierThan(StreamMark latest) {
-        return at.isBefore(latest.at);
+        return committedAt != null && latest.committedAt != null ? committedAt.isBefore(latest.committedAt) : at.isBefore(latest.at);
     }
 }

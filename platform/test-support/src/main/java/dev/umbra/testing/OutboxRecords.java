@@ -43,6 +43,20 @@ public final class OutboxRecords {
                 headers);
     }
 
+    /**
+     * As Debezium publishes it: with the source block whose {@code ts_ms} says when the producer's database committed it, on
+     * that database's clock, where {@code occurredAt} is the clock of the replica that wrote it.
+     */
+    public static UUID publishCommitted(DomainEvent event, Instant occurredAt, Instant committedAt) {
+        UUID eventId = UUID.randomUUID();
+        EventCatalog.Entry entry = EventCatalog.entryOf(event.getClass());
+        Map<String, String> headers = new java.util.HashMap<>(headers(entry.eventType(), entry.aggregateType(), eventId, occurredAt));
+        headers.put(EventHeaders.SOURCE, "{\"connector\":\"postgresql\",\"ts_ms\":" + committedAt.toEpochMilli() + "}");
+        KafkaProbe.produce(Topics.of(entry.aggregateType()), event.aggregateId(), EventCodec.toJson(event).getBytes(StandardCharsets.UTF_8),
+                headers);
+        return eventId;
+    }
+
     /** As a producing service's outbox would publish it from inside a trace: with the span's {@code traceparent} header. */
     public static UUID publish(DomainEvent event, Instant occurredAt, String traceParent) {
         UUID eventId = UUID.randomUUID();

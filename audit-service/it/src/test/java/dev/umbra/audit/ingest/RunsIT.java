@@ -92,7 +92,7 @@ class RunsIT {
             EventCatalog.Entry entry = EventCatalog.entryOf(event.getClass());
             // one second apart in record time, so that a known_at taken from the wrong event shows
             EventEnvelope envelope = new EventEnvelope(UUID.randomUUID(), entry.aggregateType(), event.aggregateId(), entry.eventType(),
-                    BASE.plusMillis(i), BASE.plusSeconds(i), i + 1, entry.schemaVersion(), null, EventCodec.toTree(event));
+                    BASE.plusMillis(i), BASE.plusSeconds(i), BASE.plusSeconds(i), i + 1, entry.schemaVersion(), null, EventCodec.toTree(event));
             records.add(new AnyEventHandler.Received(envelope, new AnyEventHandler.RecordPosition("umbra." + entry.aggregateType(), 0, i)));
         }
         return new Scenario(records, guild, List.of(license.toString(), subscription.toString(), invoice.toString(), refund.toString()));

@@ -160,6 +160,28 @@ class LicenseFlowsIT {
     }
 
     @Test
+    void aNewSubscriptionStampedBeforeTheOldOnesEndByABillingReplicaWhoseClockIsBehindIsOrderedByBillingsCommitTime() {
+        String guildId = Snowflakes.random();
+        UUID first = UUID.randomUUID();
+        UUID second = UUID.randomUUID();
+        Instant canceledAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(60);
+        apply(List.of(new Timed(new BotInstalled(guildId, "223456789012345678"), canceledAt.minusSeconds(120))), List.of());
+        inbox.awaitProcessed("licensing", List.of(
+                OutboxRecords.publishCommitted(new SubscriptionStarted(first, guildId, "PRO", PERIOD_END), canceledAt.minusSeconds(60),
+                        canceledAt.minusSeconds(60))));
+        inbox.awaitProcessed("licensing", List.of(
+                OutboxRecords.publishCommitted(new SubscriptionCanceled(first, false), canceledAt, canceledAt)));
+        // subscribed again at once, through a billing replica whose clock is two seconds behind billing's database
+        inbox.awaitProcessed("licensing", List.of(
+                OutboxRecords.publishCommitted(new SubscriptionStarted(second, guildId, "PREMIUM", PERIOD_END), canceledAt.minusSeconds(1),
+                        canceledAt.plusSeconds(1))));
+
+        JsonPath license = license(guildId);
+        assertThat(license.getString("plan")).isEqualTo("PREMIUM");
+        assertThat(license.getString("status")).isEqualTo("ACTIVE");
+    }
+
+    @Test
     void aHandlerAppliedTwiceInARowHasOneEffectAndOneEvent() {
         String guildId = Snowflakes.random();
         apply(List.of(new Timed(new BotInstalled(guildId, "223456789012345678"), T)), List.of());

@@ -37,13 +37,15 @@ final class IncomingEvents {
             throw new EventDecodingException("record has no value (payload)");
         }
         try {
+            Instant committed = committedAt(headers);
             return new EventEnvelope(
                     UUID.fromString(required(headers, EventHeaders.EVENT_ID)),
                     required(headers, EventHeaders.AGGREGATE_TYPE),
                     key,
                     required(headers, EventHeaders.EVENT_TYPE),
                     Instant.parse(required(headers, EventHeaders.OCCURRED_AT)),
-                    recordedAt(record),
+                    recordedAt(record, committed),
+                    committed,
                     sequence(headers),
                     Integer.parseInt(required(headers, EventHeaders.SCHEMA_VERSION)),
                     optional(headers, EventHeaders.TRACE_PARENT),
@@ -53,25 +55,33 @@ final class IncomingEvents {
         }
     }
 
+    /** Debezium's source.ts_ms where the record carries a readable source block; null otherwise. */
+    private static Instant committedAt(Headers headers) {
+        String source = optional(headers, EventHeaders.SOURCE);
+        if (source == null) {
+            return null;
+        }
+        try {
+            JsonNode committed = EventCodec.parse(source.getBytes(StandardCharsets.UTF_8)).path("ts_ms");
+            return committed.isIntegralNumber() ? Instant.ofEpochMilli(committed.longValue()) : null;
+        } catch (EventDecodingException notJson) {
+            return null;
+        }
+    }
+
     /**
      * When the event's transaction committed, as Debezium read it from the source database; a record that
      * carries no source block (produced by a replay or by hand) has it as its timestamp. A source block
      * that cannot be read (a Connect worker whose header converter is not the simple one, a header edited by
      * hand) costs the commit time only, never the event: the timestamp stands in, with a WARN a minute.
      */
-    private static Instant recordedAt(ConsumerRecord<?, byte[]> record) {
-        Instant read = Instant.ofEpochMilli(record.timestamp());
-        String source = optional(record.headers(), EventHeaders.SOURCE);
-        if (source == null) {
-            return read;
+    private static Instant recordedAt(ConsumerRecord<?, byte[]> record, Instant committed) {
+        if (committed != null) {
+            return committed;
         }
-        try {
-            JsonNode committed = EventCodec.parse(source.getBytes(StandardCharsets.UTF_8)).path("ts_ms");
-            if (committed.isIntegralNumber()) {
-                return Instant.ofEpochMilli(committed.longValue());
-            }
-        } catch (EventDecodingException notJson) {
-            // not JSON: read as a block without ts_ms
+        Instant read = Instant.ofEpochMilli(record.timestamp());
+        if (optional(record.headers(), EventHeaders.SOURCE) == null) {
+            return read;
         }
         long now = System.nanoTime();
         long last = lastUnreadableSource.get();

@@ -19,7 +19,8 @@ class EventHandlersTest {
     private static final AnyEventHandler.RecordPosition POSITION = new AnyEventHandler.RecordPosition("umbra.guild", 2, 41);
 
     private static EventEnvelope envelope(String eventType, String payload) {
-        return new EventEnvelope(UUID.randomUUID(), "guild", "123456789012345678", eventType, Instant.now(), Instant.now(), 1, 1, null,
+        return new EventEnvelope(UUID.randomUUID(), "guild", "123456789012345678", eventType, Instant.now(), Instant.now(), Instant.now(), 1, 1,
+                null,
                 EventCodec.parse(payload.getBytes()));
     }
 

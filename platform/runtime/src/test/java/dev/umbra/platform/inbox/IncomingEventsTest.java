@@ -1,6 +1,7 @@
 package dev.umbra.platform.inbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.umbra.events.EventHeaders;
 import dev.umbra.testing.ExpectedLog;
@@ -27,12 +28,14 @@ class IncomingEventsTest {
                 + "\"schema\":\"public\",\"table\":\"outbox_event\",\"txId\":771,\"lsn\":24023928,\"xmin\":null}";
 
         assertEquals(COMMITTED, IncomingEvents.decode(record(source)).recordedAt());
+        assertEquals(COMMITTED, IncomingEvents.decode(record(source)).committedAt());
     }
 
     @Test
     void aRecordWithoutASourceBlockWasRecordedAtItsTimestamp() {
         // what a replay or an operator's re-produced record without the header carries
         assertEquals(READ_BY_DEBEZIUM, IncomingEvents.decode(record(null)).recordedAt());
+        assertNull(IncomingEvents.decode(record(null)).committedAt(), "a timestamp that may be the re-produce's is no commit time");
     }
 
     @Test
@@ -40,6 +43,7 @@ class IncomingEventsTest {
         // a worker with the JSON header converter wraps the block in schema and payload; a header edited by hand may be anything
         for (String unreadable : List.of("not json", "{\"ts_ms\":\"yesterday\"}", "{\"schema\":{},\"payload\":{\"ts_ms\":1}}")) {
             assertEquals(READ_BY_DEBEZIUM, IncomingEvents.decode(record(unreadable)).recordedAt(), unreadable);
+            assertNull(IncomingEvents.decode(record(unreadable)).committedAt(), unreadable);
         }
     }
 
