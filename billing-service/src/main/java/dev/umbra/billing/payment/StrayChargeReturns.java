@@ -134,8 +134,9 @@ public class StrayChargeReturns extends GatewayJob {
         Finding asAnswered = new Finding(payments, Optional.of(outcome), payment);
         return gateway.find(payment.paymentKey()).map(again -> again.isPresent() && again.get().cancelOf(key).isPresent()
                         ? new Finding(List.of(again.get()), Optional.empty(), null) : asAnswered)
-                // the next look finds it then
-                .onFailure().recoverWithItem(asAnswered);
+                // not known either way, a refusal included (it may hide a cancel carried out): still watched, the next look tells
+                .onFailure().recoverWithItem(new Finding(payments,
+                        Optional.of(new CancelOutcome.Uncertain("no usable answer, and the look-up that could show our cancel failed")), payment));
     }
 
     /** After the commit: the metric of how the watch ended, and a WARN where an operator must act. */

@@ -37,6 +37,20 @@ public record StreamMark(long sequence, Instant at, Instant committedAt) {
         return sequence > 0 && latest.sequence > 0 ? sequence < latest.sequence : at.isBefore(latest.at);
     }
 
+    /**
+     * Two marks of one event are equal whether or not one of them kept its commit time: only some stores keep it, and a mark
+     * read back without it must not look like a change (a redelivered event would rewrite its row for nothing).
+     */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof StreamMark mark && sequence == mark.sequence && at.equals(mark.at);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(sequence, at);
+    }
+
     /** This event came before {@code latest}, an event of another aggregate of the same producer. */
     public boolean earlierThan(StreamMark latest) {
         return committedAt != null && latest.committedAt != null ? committedAt.isBefore(latest.committedAt) : at.isBefore(latest.at);

@@ -21,7 +21,7 @@ import org.jboss.resteasy.reactive.RestResponse;
 /**
  * The bot forwards a guild's Discord audit-log entries, in order, up to 100 a request; the answer names the patterns they triggered.
  * The bot's own entries are told apart by its user id, which Discord is asked once: until it has answered, a request answers 503
- * and stores nothing, as judging the bot's restores as a nuke would take its roles.
+ * (502 if Discord refuses the bot token) and stores nothing, as judging the bot's restores as a nuke would take its roles.
  */
 @Path("/guilds/{guildId}/audit-log-entries")
 @DatabaseGuard

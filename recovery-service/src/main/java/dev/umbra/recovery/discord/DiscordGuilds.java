@@ -75,7 +75,13 @@ public class DiscordGuilds {
 
     /** The id of the user the bot token belongs to (Discord's "get current user"). */
     public Uni<String> botUserId() {
-        return call(HttpMethod.GET, "/users/@me", null).map(answer -> answer.bodyAsJsonObject().getString("id"));
+        return call(HttpMethod.GET, "/users/@me", null).map(answer -> {
+            JsonObject user = answer.bodyAsJsonObject();
+            if (user == null || user.getString("id") == null) {
+                throw DiscordFault.failed(answer.statusCode());
+            }
+            return user.getString("id");
+        });
     }
 
     /** The ids of the guild's roles now. */
