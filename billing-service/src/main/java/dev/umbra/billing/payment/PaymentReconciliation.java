@@ -29,8 +29,8 @@ import org.jboss.logging.Logger;
  * IN_PROGRESS payments older than {@code settle-after}, oldest first, are looked up at the gateway —
  * by payment key when it is known, else by order id (matching the amount) — and settled one per
  * transaction through {@link PaymentSettlement}. A payment the gateway has never heard of fails (the
- * charge never arrived), unless the work that stored it sends it again ({@link AttemptsSentAgain}: a renewal, sent again
- * by its next try or rolled back when none is to come); one it still reports pending waits for the next run, until
+ * charge never arrived), unless the work that stored it is still to send it again ({@link AttemptsSentAgain}: a renewal
+ * answered 500 or 429); one it still reports pending waits for the next run, until
  * {@code pending-window} after its attempt, and then fails.
  *
  * <p>Runs are one item of the {@value #QUEUE} work queue, leased by one replica at a time and put back
@@ -115,8 +115,9 @@ public class PaymentReconciliation extends GatewayJob {
                 : gateway.listByOrder(payment.orderId());
         return found.chain(reports -> {
             if (reports.isEmpty()) {
-                return attempts.sentAgainOrRolledBack(payment.id(), payment.subscriptionId(), payment.period(), payment.purpose()).chain(notOurs -> {
-                    if (notOurs) {
+                return attempts.willSendAgain(payment.subscriptionId(), payment.period(), payment.purpose()).chain(sentAgain -> {
+                    if (sentAgain) {
+                        // answered 500 or 429 and kept for its renewal's next try, which sends it as it is
                         metrics.settled(Result.PENDING, Source.RECONCILIATION);
                         return Uni.createFrom().item(Result.PENDING);
                     }

@@ -13,6 +13,7 @@ import dev.umbra.billing.payment.PaymentSettlement;
 import dev.umbra.billing.payment.PaymentStatus;
 import dev.umbra.billing.payment.StrayCharges;
 import dev.umbra.platform.storage.DatabaseGuard;
+import dev.umbra.platform.storage.RowDeletes;
 import dev.umbra.platform.storage.StorageFaults;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.mutiny.Uni;
@@ -42,11 +43,14 @@ public class Charges {
         }
     }
 
-    /** What became of the attempt. */
+    /** What became of the attempt; {@code paymentStatus} is null when it was rolled back (surely never sent). */
     public record Settled(ChargeOutcome outcome, PaymentStatus paymentStatus, Subscription subscription) {
     }
 
-    /** A charge that surely never reached the gateway: its attempt fails (and says so), or is kept for the caller's next try to send again. */
+    /**
+     * A charge that surely never reached the gateway: its attempt fails (and says so), or is sent again by the caller's next
+     * try (rolled back when the connection never opened; kept, to be sent as it is, when the gateway answered 500 or 429).
+     */
     public enum WhenNotSent { FAIL, SEND_AGAIN }
 
     private final PaymentGatewayClient gateway;
@@ -147,11 +151,14 @@ public class Charges {
         }
         if (outcome instanceof ChargeOutcome.SurelyNotArrived notArrived) {
             if (whenNotSent == WhenNotSent.SEND_AGAIN && !payment.settled()) {
-                // the attempt stays, to be sent again as it is (its key, order id and amount) by the caller's next try, and
-                // while it is in flight nothing changes what it was priced for: this try may not be the one that sent it (a
-                // 500 earlier, whose gateway may have broken its contract and charged), so it is never this try's to delete.
-                // Reconciliation rolls back one the gateway has no trace of once no try is to send it (AttemptsSentAgain)
-                return Uni.createFrom().item(payment.status);
+                if (notArrived.answeredUnprocessed()) {
+                    // only the gateway's contract says a 500 or 429 did nothing: the attempt stays, to be sent again as it is
+                    // (its key, order id and amount), and while it is in flight nothing changes what it was priced for; a
+                    // gateway that broke its contract answers the same charge, and one whose subscription ended meanwhile is
+                    // settled by reconciliation (a charge the subscription cannot use is given back)
+                    return Uni.createFrom().item(payment.status);
+                }
+                return RowDeletes.delete(payment, "payment", payment.id).replaceWith((PaymentStatus) null);
             }
             String reason = "never reached the gateway: " + notArrived.reason();
             if (notArrived.answeredUnprocessed()) {

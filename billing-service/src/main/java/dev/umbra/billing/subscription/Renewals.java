@@ -6,7 +6,6 @@ import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.billing.payment.AttemptsSentAgain;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.settings.BillingSettings;
-import dev.umbra.platform.storage.RowDeletes;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
@@ -16,7 +15,6 @@ import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.persistence.LockModeType;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -123,28 +121,13 @@ public class Renewals implements WorkHandler, AttemptsSentAgain {
         return null;
     }
 
-    /**
-     * A renewal's attempt is sent again while an item of its period is still to be tried; with none to come (the subscription
-     * changed since: suspended, canceled, another billing key), it is rolled back, as the gateway has no trace of it, and the
-     * scan puts the step in line again if it is still due. Under the subscription's lock, which a try's own transaction takes
-     * first, so a try claimed meanwhile either shows as live here or finds the attempt gone and stores it again (same key).
-     */
+    /** A renewal's attempt is sent again while an item of its period is still to be tried. */
     @Override
-    public Uni<Boolean> sentAgainOrRolledBack(UUID paymentId, UUID subscriptionId, int period, String purpose) {
+    public Uni<Boolean> willSendAgain(UUID subscriptionId, int period, String purpose) {
         if (!Payment.PERIOD.equals(purpose)) {
             return Uni.createFrom().item(false);
         }
-        return Panache.withTransaction(() -> StoredSubscription.lockById(subscriptionId)
-                .chain(locked -> queue.anyLive(subscriptionId + ":p" + period + ":a"))
-                .chain(live -> live ? Uni.createFrom().item(true)
-                        : Payment.<Payment>findById(paymentId, LockModeType.PESSIMISTIC_WRITE).chain(attempt -> {
-                            if (attempt == null || attempt.settled()) {
-                                return Uni.createFrom().item(true);
-                            }
-                            LOG.infof("renewal attempt %s of subscription %s, period %d: the gateway has no trace of it and no try is to "
-                                    + "send it: rolled back, to be charged again if still due", paymentId, subscriptionId, period);
-                            return RowDeletes.delete(attempt, "payment", attempt.id).replaceWith(true);
-                        })));
+        return queue.anyLive(subscriptionId + ":p" + period + ":a");
     }
 
     @Override

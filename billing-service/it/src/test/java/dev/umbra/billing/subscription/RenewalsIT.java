@@ -214,28 +214,6 @@ class RenewalsIT extends PayingUserTest {
     }
 
     @Test
-    void aRenewalAnswered500WhoseSubscriptionIsSuspendedBeforeItsNextTryIsRolledBackByReconciliationWithoutDunning() throws Throwable {
-        String guild = Snowflakes.random();
-        UUID id = active(guild);
-        clock.advance(Duration.ofDays(32));
-        gateway.failNext(Integer.MAX_VALUE, 500);
-        drain();
-        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
-
-        // the bot kicked before the renewal's next try, which then finds its subscription changed and sends nothing
-        inbox.awaitProcessed(OutboxRecords.publish(new BotKicked(guild), Instant.now()));
-        assertThat(db.text("select status from subscription where id = ?", id)).isEqualTo("SUSPENDED");
-        gateway.recover();
-        clock.advance(Duration.ofMinutes(31));
-        drain();
-        VertxContextSupport.subscribeAndAwait(() -> reconciliation.run());
-
-        // the gateway has no trace of it and no try is to send it: rolled back, not a failed payment dunning counts
-        assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isZero();
-        assertThat(db.text("select status || ':' || failed_attempts from subscription where id = ?", id)).isEqualTo("SUSPENDED:0");
-    }
-
-    @Test
     void aRenewalCarriedOutUnderA500WhoseSubscriptionIsCanceledBeforeItIsSentAgainIsSettledAndGivenBack() throws Throwable {
         UUID id = active();
         renewedUnderA500ThatCarriedTheChargeOut(id);
