@@ -34,8 +34,8 @@ public sealed interface CancelOutcome {
     record Uncertain(String reason) implements CancelOutcome {
     }
 
-    static CancelOutcome ofFailure(Throwable failure) {
-        ChargeOutcome classified = ChargeOutcome.ofFailure(failure);
+    static CancelOutcome ofFailure(Throwable failure, boolean answeredBefore) {
+        ChargeOutcome classified = ChargeOutcome.ofFailure(failure, answeredBefore);
         if (classified instanceof ChargeOutcome.SurelyNotArrived notArrived) {
             return new SurelyNotArrived(notArrived.reason(), notArrived.circuitOpen(), notArrived.answeredUnprocessed());
         }

@@ -52,13 +52,16 @@ public sealed interface ChargeOutcome {
     record Uncertain(String reason) implements ChargeOutcome {
     }
 
-    /** The outcome of a call that failed after the guard: what the failure proves about the request. */
-    static ChargeOutcome ofFailure(Throwable failure) {
+    /**
+     * The outcome of a call that failed after the guard: what the failure proves about the request; {@code answeredBefore}:
+     * an earlier try of the same call was answered 500 or 429.
+     */
+    static ChargeOutcome ofFailure(Throwable failure, boolean answeredBefore) {
         if (failure instanceof CircuitBreakerOpenException) {
-            return new SurelyNotArrived("circuit open", true);
+            return new SurelyNotArrived("circuit open", true, answeredBefore);
         }
         if (failure instanceof GatewayFault fault && fault.surelyNotArrived()) {
-            return new SurelyNotArrived(fault.getMessage(), false, fault.answered());
+            return new SurelyNotArrived(fault.getMessage(), false, answeredBefore || fault.answered());
         }
         return new Uncertain(failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage());
     }

@@ -99,8 +99,9 @@ public class PaymentGatewayClient {
     public Uni<ChargeOutcome> charge(ChargeRequest charge) {
         JsonObject body = new JsonObject().put("customerKey", charge.customerKey()).put("orderId", charge.orderId())
                 .put("amount", charge.amount()).put("orderName", charge.orderName());
-        return payment.call(() -> send(paymentClient.postAbs(url("/v1/billing/" + segment(charge.billingKey())))
-                        .putHeader("Idempotency-Key", charge.idempotencyKey()), settings.payment(), body))
+        AnsweredUnprocessed answered = new AnsweredUnprocessed();
+        return payment.call(() -> answered.watch(send(paymentClient.postAbs(url("/v1/billing/" + segment(charge.billingKey())))
+                        .putHeader("Idempotency-Key", charge.idempotencyKey()), settings.payment(), body)))
                 .map(answer -> {
                     if (answer.statusCode() == 200) {
                         JsonObject accepted = answer.bodyAsJsonObject();
@@ -115,7 +116,7 @@ public class PaymentGatewayClient {
                     }
                     return (ChargeOutcome) new ChargeOutcome.Uncertain("unexpected answer " + answer.statusCode());
                 })
-                .onFailure().recoverWithItem(ChargeOutcome::ofFailure);
+                .onFailure().recoverWithItem(failure -> ChargeOutcome.ofFailure(failure, answered.seen));
     }
 
     /** Issues a billing key from the auth key of a card registration. */
@@ -136,8 +137,9 @@ public class PaymentGatewayClient {
      */
     public Uni<CancelOutcome> cancel(String paymentKey, long amount, String reason, String idempotencyKey) {
         JsonObject body = new JsonObject().put("cancelReason", reason).put("cancelAmount", amount);
-        return payment.call(() -> send(paymentClient.postAbs(url("/v1/payments/" + segment(paymentKey) + "/cancel"))
-                        .putHeader("Idempotency-Key", idempotencyKey), settings.payment(), body))
+        AnsweredUnprocessed answered = new AnsweredUnprocessed();
+        return payment.call(() -> answered.watch(send(paymentClient.postAbs(url("/v1/payments/" + segment(paymentKey) + "/cancel"))
+                        .putHeader("Idempotency-Key", idempotencyKey), settings.payment(), body)))
                 .map(answer -> {
                     if (answer.statusCode() == 200) {
                         return payment(answer.bodyAsJsonObject()).cancelOf(idempotencyKey)
@@ -154,7 +156,7 @@ public class PaymentGatewayClient {
                     }
                     return (CancelOutcome) new CancelOutcome.Uncertain("unexpected answer " + answer.statusCode());
                 })
-                .onFailure().recoverWithItem(CancelOutcome::ofFailure);
+                .onFailure().recoverWithItem(failure -> CancelOutcome.ofFailure(failure, answered.seen));
     }
 
     public Uni<Optional<GatewayPayment>> find(String paymentKey) {
@@ -174,6 +176,24 @@ public class PaymentGatewayClient {
     }
 
     /** One HTTP exchange, as a fresh request on each subscription; transport failures and 5xx/429 become {@link GatewayFault}s. */
+    /**
+     * Whether any try of one call the guard repeated was answered 500 or 429: a gateway breaking its contract may have
+     * carried that try out, so the call is no "surely never arrived" even when its last try found no connection or the
+     * circuit open.
+     */
+    static final class AnsweredUnprocessed {
+        volatile boolean seen;
+
+        Uni<HttpResponse<Buffer>> watch(Uni<HttpResponse<Buffer>> attempt) {
+            return attempt.onFailure(GatewayFault.class).invoke(failure -> {
+                GatewayFault fault = (GatewayFault) failure;
+                if (fault.surelyNotArrived() && fault.answered()) {
+                    seen = true;
+                }
+            });
+        }
+    }
+
     private Uni<HttpResponse<Buffer>> send(HttpRequest<Buffer> request, PaymentGatewaySettings.Client client, JsonObject body) {
         request.putHeader("Authorization", authorization).idleTimeout(client.readTimeout().toMillis());
         return Uni.createFrom().completionStage(() -> (body == null ? request.send() : request.sendJsonObject(body)).toCompletionStage())

@@ -77,6 +77,14 @@ public class Payment extends PanacheEntityBase {
     @Column(name = "created_at", nullable = false)
     public Instant createdAt;
 
+    /**
+     * A renewal's attempt that its renewal's tries send (again) as stored: set when a renewal stores it, cleared once the
+     * gateway answers it with anything but "nothing was done" (a 500, a 429) or no connection. Reconciliation rolls back
+     * such an attempt the gateway has no trace of once no try of its renewal is to come.
+     */
+    @Column(name = "kept_for_resend", nullable = false)
+    public boolean keptForResend;
+
     @Version
     public long version;
 

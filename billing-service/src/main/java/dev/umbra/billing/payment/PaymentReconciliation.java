@@ -29,8 +29,8 @@ import org.jboss.logging.Logger;
  * IN_PROGRESS payments older than {@code settle-after}, oldest first, are looked up at the gateway —
  * by payment key when it is known, else by order id (matching the amount) — and settled one per
  * transaction through {@link PaymentSettlement}. A payment the gateway has never heard of fails (the
- * charge never arrived), unless the work that stored it is still to send it again ({@link AttemptsSentAgain}: a renewal
- * answered 500 or 429); one it still reports pending waits for the next run, until
+ * charge never arrived), unless it is a renewal's attempt that its renewal sends again as stored ({@link KeptAttempts}: left
+ * for the renewal's next try, or rolled back when none is to come); one it still reports pending waits for the next run, until
  * {@code pending-window} after its attempt, and then fails.
  *
  * <p>Runs are one item of the {@value #QUEUE} work queue, leased by one replica at a time and put back
@@ -64,18 +64,18 @@ public class PaymentReconciliation extends GatewayJob {
     private final PaymentSettlement settlement;
     private final PaymentMetrics metrics;
     private final WorkQueue queue;
-    private final AttemptsSentAgain attempts;
+    private final KeptAttempts kept;
 
     PaymentReconciliation(Pool pool, PaymentGatewayClient gateway, PaymentSettlement settlement, PaymentMetrics metrics,
             ReconciliationSettings settings, @Identifier(GatewayGuards.QUERY) GatewayGuard lookups, Clock clock, WorkQueues queues,
-            AttemptsSentAgain attempts) {
+            KeptAttempts kept) {
         super(QUEUE, lookups, settings, clock);
         this.pool = pool;
         this.gateway = gateway;
         this.settlement = settlement;
         this.metrics = metrics;
         this.queue = queues.queue(QUEUE);
-        this.attempts = attempts;
+        this.kept = kept;
     }
 
     /** One round of the work queue by hand: claims the run item if it is due and no other replica holds it; returns 1 if it ran. */
@@ -115,14 +115,13 @@ public class PaymentReconciliation extends GatewayJob {
                 : gateway.listByOrder(payment.orderId());
         return found.chain(reports -> {
             if (reports.isEmpty()) {
-                return attempts.willSendAgain(payment.subscriptionId(), payment.period(), payment.purpose()).chain(sentAgain -> {
-                    if (sentAgain) {
-                        // answered 500 or 429 and kept for its renewal's next try, which sends it as it is
-                        metrics.settled(Result.PENDING, Source.RECONCILIATION);
-                        return Uni.createFrom().item(Result.PENDING);
-                    }
-                    return settlement.failUnconfirmed(payment.id(), "the gateway has no payment for this attempt: the charge never arrived",
-                            Source.RECONCILIATION);
+                if (!Payment.PERIOD.equals(payment.purpose()) || payment.period() == 0) {
+                    return neverArrived(payment);
+                }
+                return kept.noTraceAtGateway(payment.id(), payment.subscriptionId(), payment.period()).chain(fate -> switch (fate) {
+                    case TO_BE_SENT_AGAIN -> settledAs(Result.PENDING);
+                    case ROLLED_BACK -> settledAs(Result.ROLLED_BACK);
+                    case NOT_KEPT -> neverArrived(payment);
                 });
             }
             GatewayReport report = GatewayReport.of(bestMatch(reports, payment.amount()));
@@ -131,11 +130,19 @@ public class PaymentReconciliation extends GatewayJob {
                     return settlement.failUnconfirmed(payment.id(), "still pending at the gateway " + settings.pendingWindow()
                             + " after the attempt", Source.RECONCILIATION);
                 }
-                metrics.settled(Result.PENDING, Source.RECONCILIATION);
-                return Uni.createFrom().item(Result.PENDING);
+                return settledAs(Result.PENDING);
             }
             return settlement.apply(payment.id(), report, Source.RECONCILIATION);
         });
+    }
+
+    private Uni<Result> neverArrived(Candidate payment) {
+        return settlement.failUnconfirmed(payment.id(), "the gateway has no payment for this attempt: the charge never arrived", Source.RECONCILIATION);
+    }
+
+    private Uni<Result> settledAs(Result result) {
+        metrics.settled(result, Source.RECONCILIATION);
+        return Uni.createFrom().item(result);
     }
 
     /** Of an order's gateway payments: a DONE one of the asked amount, else any DONE one (a mismatch), else a pending one, else any. */
@@ -155,9 +162,10 @@ public class PaymentReconciliation extends GatewayJob {
             return;
         }
         LOG.infof("payment reconciliation: %d payment(s) examined: %d succeeded, %d failed (%d amount mismatch), %d left pending, "
-                        + "%d found settled, %d lost the race to a callback or another run, %d not reachable; oldest IN_PROGRESS attempted at %s",
+                        + "%d rolled back (never charged, their renewal's step put back in line), %d found settled, %d lost the race to a callback or another run, "
+                        + "%d not reachable; oldest IN_PROGRESS attempted at %s",
                 summary.examined(), summary.count(Result.SUCCEEDED), summary.count(Result.FAILED) + summary.count(Result.AMOUNT_MISMATCH),
-                summary.count(Result.AMOUNT_MISMATCH), summary.count(Result.PENDING),
+                summary.count(Result.AMOUNT_MISMATCH), summary.count(Result.PENDING), summary.count(Result.ROLLED_BACK),
                 summary.count(Result.ALREADY_SETTLED), summary.count(Result.LOST_RACE), summary.unreachable(), oldest == null ? "(none left)" : oldest);
     }
 

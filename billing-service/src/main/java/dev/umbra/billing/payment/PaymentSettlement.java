@@ -42,6 +42,8 @@ public class PaymentSettlement {
         SUCCEEDED, FAILED, AMOUNT_MISMATCH,
         /** The gateway has no result yet: nothing changed. */
         PENDING,
+        /** An attempt kept to be sent again that charged nothing and whose renewal will not send it: removed, its step put back in line. */
+        ROLLED_BACK,
         /** Settled before, by the other path or an earlier report. */
         ALREADY_SETTLED,
         /** Another transaction settled it between our read and our commit (optimistic lock). */
@@ -52,7 +54,7 @@ public class PaymentSettlement {
         OTHER_PAYMENT,
         UNKNOWN_STATUS;
 
-        private static final Set<Result> CHANGES = EnumSet.of(SUCCEEDED, FAILED, AMOUNT_MISMATCH);
+        private static final Set<Result> CHANGES = EnumSet.of(SUCCEEDED, FAILED, AMOUNT_MISMATCH, ROLLED_BACK);
 
         public boolean changedPayment() {
             return CHANGES.contains(this);

@@ -34,8 +34,11 @@ import java.util.UUID;
 @ApplicationScoped
 public class Charges {
 
-    /** An attempt ready to be sent. Carries the gateway's billing key in memory only; shows it nowhere. */
-    public record Prepared(UUID paymentId, UUID subscriptionId, ChargeRequest request) {
+    /**
+     * An attempt ready to be sent; {@code storedBefore}: stored by an earlier try, which may have sent it. Carries the gateway's
+     * billing key in memory only; shows it nowhere.
+     */
+    public record Prepared(UUID paymentId, UUID subscriptionId, ChargeRequest request, boolean storedBefore) {
 
         @Override
         public String toString() {
@@ -49,7 +52,7 @@ public class Charges {
 
     /**
      * A charge that surely never reached the gateway: its attempt fails (and says so), or is sent again by the caller's next
-     * try (rolled back when the connection never opened; kept, to be sent as it is, when the gateway answered 500 or 429).
+     * try (rolled back when this try stored it and the connection never opened; else kept, to be sent as it is).
      */
     public enum WhenNotSent { FAIL, SEND_AGAIN }
 
@@ -98,9 +101,18 @@ public class Charges {
 
     /** Inside the transaction that stored {@code payment}: what the charge will send. */
     Prepared prepare(Payment payment, BillingKey key, String orderName) {
+        return prepare(payment, key, orderName, false);
+    }
+
+    /** Inside a transaction that found {@code payment} stored by an earlier try: what sending it again as stored will send. */
+    Prepared prepareAgain(Payment payment, BillingKey key, String orderName) {
+        return prepare(payment, key, orderName, true);
+    }
+
+    private Prepared prepare(Payment payment, BillingKey key, String orderName, boolean storedBefore) {
         ChargeRequest request = new ChargeRequest(billingKeys.reveal(key).value(), key.userId.toString(), payment.orderId,
                 payment.idempotencyKey, payment.amount, orderName);
-        return new Prepared(payment.id, payment.subscriptionId, request);
+        return new Prepared(payment.id, payment.subscriptionId, request, storedBefore);
     }
 
     /**
@@ -121,12 +133,16 @@ public class Charges {
     Uni<Settled> settle(Prepared prepared, ChargeOutcome outcome, WhenNotSent whenNotSent) {
         Instant now = clock.instant();
         return Payment.<Payment>findById(prepared.paymentId(), LockModeType.PESSIMISTIC_WRITE)
-                .chain(payment -> apply(payment, outcome, whenNotSent, now)
+                .chain(payment -> apply(payment, prepared.storedBefore(), outcome, whenNotSent, now)
                         .chain(status -> StoredSubscription.<StoredSubscription>findById(prepared.subscriptionId())
                                 .map(row -> new Settled(outcome, status, row.toDomain()))));
     }
 
-    private Uni<PaymentStatus> apply(Payment payment, ChargeOutcome outcome, WhenNotSent whenNotSent, Instant now) {
+    private Uni<PaymentStatus> apply(Payment payment, boolean storedBefore, ChargeOutcome outcome, WhenNotSent whenNotSent, Instant now) {
+        if (!(outcome instanceof ChargeOutcome.SurelyNotArrived) && !payment.settled()) {
+            // an answer that may mean a charge: from now on the callback and reconciliation settle it, never a rollback
+            payment.keptForResend = false;
+        }
         if (outcome instanceof ChargeOutcome.Accepted accepted) {
             if ("DONE".equals(accepted.status()) && accepted.totalAmount() != null) {
                 return settlement.applyChargeAnswer(payment, new GatewayReport(accepted.paymentKey(), payment.orderId, "DONE", accepted.totalAmount()))
@@ -151,11 +167,12 @@ public class Charges {
         }
         if (outcome instanceof ChargeOutcome.SurelyNotArrived notArrived) {
             if (whenNotSent == WhenNotSent.SEND_AGAIN && !payment.settled()) {
-                if (notArrived.answeredUnprocessed()) {
-                    // only the gateway's contract says a 500 or 429 did nothing: the attempt stays, to be sent again as it is
-                    // (its key, order id and amount), and while it is in flight nothing changes what it was priced for; a
-                    // gateway that broke its contract answers the same charge, and one whose subscription ended meanwhile is
-                    // settled by reconciliation (a charge the subscription cannot use is given back)
+                if (notArrived.answeredUnprocessed() || storedBefore) {
+                    // only the gateway's contract says a 500 or 429 did nothing, and an earlier try may have sent the attempt
+                    // before this one's connection failed: it stays, to be sent again as it is (its key, order id and amount),
+                    // and while it is in flight nothing changes what it was priced for; a gateway that did charge answers the
+                    // same charge, and one whose subscription ended meanwhile is settled by reconciliation (a charge the
+                    // subscription cannot use is given back)
                     return Uni.createFrom().item(payment.status);
                 }
                 return RowDeletes.delete(payment, "payment", payment.id).replaceWith((PaymentStatus) null);

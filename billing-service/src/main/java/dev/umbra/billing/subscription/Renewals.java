@@ -3,9 +3,10 @@ package dev.umbra.billing.subscription;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.billing.billingkey.BillingKey;
 import dev.umbra.billing.gateway.ChargeOutcome;
-import dev.umbra.billing.payment.AttemptsSentAgain;
+import dev.umbra.billing.payment.KeptAttempts;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.settings.BillingSettings;
+import dev.umbra.platform.storage.RowDeletes;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.WorkHandler;
@@ -15,6 +16,7 @@ import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.LockModeType;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,7 +40,7 @@ import org.jboss.logging.Logger;
  * period, and the gateway sees one idempotency key per attempt.
  */
 @ApplicationScoped
-public class Renewals implements WorkHandler, AttemptsSentAgain {
+public class Renewals implements WorkHandler, KeptAttempts {
 
     static final String QUEUE = "subscription-renewal";
 
@@ -121,13 +123,44 @@ public class Renewals implements WorkHandler, AttemptsSentAgain {
         return null;
     }
 
-    /** A renewal's attempt is sent again while an item of its period is still to be tried. */
+    /**
+     * With the payment's row locked, then the subscription's (the order every settlement keeps), which a try holds while it
+     * finds the attempt to send: an unfinished item of the period (to come, under way — leased until its answer is applied —
+     * or dead, for an operator) is to send it; else a kept attempt of a subscription not canceled, which charged nothing, is
+     * removed and the subscription's step put back in line in the same transaction, since the item of the same key may have
+     * finished without sending it. (A scan may put that item in line meanwhile and a worker claim it, locking its row and then
+     * waiting for the subscription's: PostgreSQL ends that deadlock, and the run again finds the item under way.) A canceled
+     * subscription's attempt is failed by reconciliation instead, and watched as a stray charge: no try will send its key again.
+     */
     @Override
-    public Uni<Boolean> willSendAgain(UUID subscriptionId, int period, String purpose) {
-        if (!Payment.PERIOD.equals(purpose)) {
-            return Uni.createFrom().item(false);
-        }
-        return queue.anyLive(subscriptionId + ":p" + period + ":a");
+    public Uni<Fate> noTraceAtGateway(UUID paymentId, UUID subscriptionId, int period) {
+        Instant now = clock.instant();
+        String periodItems = subscriptionId + ":p" + period + ":a";
+        return Panache.withTransaction(() -> Payment.<Payment>findById(paymentId, LockModeType.PESSIMISTIC_WRITE).chain(payment -> {
+            if (payment == null || payment.settled()) {
+                return Uni.createFrom().item(Fate.NOT_KEPT);
+            }
+            return StoredSubscription.lockById(subscriptionId).chain(row -> queue.anyUnfinished(periodItems).chain(unfinished -> {
+                if (unfinished) {
+                    return Uni.createFrom().item(Fate.TO_BE_SENT_AGAIN);
+                }
+                if (!payment.keptForResend || row == null || row.status == SubscriptionStatus.CANCELED) {
+                    return Uni.createFrom().item(Fate.NOT_KEPT);
+                }
+                String due = itemKey(row, now);
+                return RowDeletes.delete(payment, "payment", payment.id)
+                        .chain(() -> due != null && due.startsWith(periodItems)
+                                ? queue.schedule(due, JsonNodeFactory.instance.objectNode(), now) : Uni.createFrom().voidItem())
+                        .replaceWith(Fate.ROLLED_BACK);
+            }));
+        }))
+                .onFailure(StorageFaults::rolledBackByServer).retry().atMost(3)
+                .invoke(fate -> {
+                    if (fate == Fate.ROLLED_BACK) {
+                        LOG.infof("renewal attempt %s of subscription %s, period %d: the gateway has no trace of it and no try of its "
+                                + "renewal is to come; rolled back", paymentId, subscriptionId, period);
+                    }
+                });
     }
 
     @Override
@@ -201,13 +234,14 @@ public class Renewals implements WorkHandler, AttemptsSentAgain {
                     // commit's answer was lost): sent again as stored, under its own key, which a gateway that has it answers
                     // again; an attempt that was sent and is pending or uncertain is the callback's and reconciliation's, and
                     // its item, done, is not tried again
-                    return Uni.createFrom().item(charges.prepare(stored.get(), key, orderName));
+                    return Uni.createFrom().item(charges.prepareAgain(stored.get(), key, orderName));
                 }
                 if (!inFlight.isEmpty()) {
                     return Uni.createFrom().failure(new UpgradeInFlight());
                 }
                 Payment attempt = Payment.attempt(subscription.id(), charge.period(), Payment.PERIOD, charge.idempotencyKey(),
                         charge.amount(), now);
+                attempt.keptForResend = true;
                 return attempt.persistAndFlush().map(persisted -> charges.prepare(attempt, key, orderName));
             });
         });

@@ -197,8 +197,7 @@ class RenewalsIT extends PayingUserTest {
         clock.advance(Duration.ofDays(32));
         // every charge answered 500 and nothing done (earlier tests' subscriptions fall due too, and are kept the same way)
         gateway.failNext(Integer.MAX_VALUE, 500);
-        drain();
-        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
+        drainUntilKept(List.of(id));
 
         // the gateway, answering again, has nothing for the attempt; its renewal's next try is to send it again: not a failed
         // payment, no dunning
@@ -218,21 +217,99 @@ class RenewalsIT extends PayingUserTest {
         UUID id = active();
         renewedUnderA500ThatCarriedTheChargeOut(id);
 
-        // canceled now, before the renewal's next try: that try finds the subscription changed and sends nothing
-        given().auth().oauth2(Tokens.user(user.toString())).when().delete("/subscriptions/{id}", id).then().statusCode(200);
+        canceledBeforeTheNextTryThenSettledAndGivenBack(id);
+    }
+
+    @Test
+    void aRenewalCarriedOutUnderA500WhoseNextTryCannotConnectIsKeptAndGivenBackOnceItsSubscriptionIsCanceled() throws Throwable {
+        UUID id = active();
+        renewedUnderA500ThatCarriedTheChargeOut(id);
+
+        // the next try cannot reach the gateway: the attempt, which the gateway holds, stays for a later try or reconciliation
+        gateway.recover();
+        gateway.refuseConnections();
+        clock.advance(Duration.ofMinutes(31));
+        drain();
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
+
+        canceledBeforeTheNextTryThenSettledAndGivenBack(id);
+    }
+
+    @Test
+    void aRenewalAnswered500WhoseGuildLeavesBeforeItIsSentAgainIsRolledBackNotDunnedAndChargedOnceTheGuildIsBack() throws Throwable {
+        String guild = Snowflakes.random();
+        UUID id = active(guild);
+        clock.advance(Duration.ofDays(32));
+        gateway.failNext(Integer.MAX_VALUE, 500);
+        drainUntilKept(List.of(id));
+
+        // the bot is kicked before the renewal's next try, which finds the subscription suspended and sends nothing
+        inbox.awaitProcessed(OutboxRecords.publish(new BotKicked(guild), Instant.now()));
         gateway.recover();
         drainPastBackoffUntil(() -> db.count("select count(*) from work_item where queue = ? and item_key like ? and status in ('pending', 'leased')",
                 Renewals.QUEUE, id + ":p1:%") == 0);
 
-        // reconciliation finds the charge the gateway made under the 500, settles it, and a canceled subscription cannot use it
+        // the gateway has nothing for the attempt and no try will send it: it charged nothing and is no failed payment either
+        clock.advance(Duration.ofMinutes(5));
         VertxContextSupport.subscribeAndAwait(() -> reconciliation.run());
-        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
-        VertxContextSupport.subscribeAndAwait(() -> automaticRefunds.run());
+        assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isZero();
+        assertThat(db.text("select status || ':' || failed_attempts from subscription where id = ?", id)).isEqualTo("SUSPENDED:0");
 
-        long kept = chargesOf(id).stream().filter(Charge::tookMoney).mapToLong(charge -> charge.amount()
-                - gateway.cancelsOf(charge.paymentKey()).stream().mapToLong(Cancel::amount).sum()).sum();
-        assertThat(kept).as("the first period only").isEqualTo(9_900);
-        await().atMost(WAIT).until(() -> db.count("select coalesce(sum(amount), 0) from ledger_entry where subscription_id = ?", id) == 9_900);
+        // back in the same period: charged under the attempt's own key, as soon as the circuit the 500s opened lets it through
+        inbox.awaitProcessed(OutboxRecords.publish(new BotInstalled(guild, Snowflakes.random()), Instant.now()));
+        drainPastBackoffUntil(() -> "ACTIVE:1".equals(db.text("select status || ':' || paid_through from subscription where id = ?", id)));
+        assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).extracting(Charge::idempotencyKey)
+                .containsExactly(ChargeKeys.periodCharge(id, 0, 1), ChargeKeys.periodCharge(id, 1, 1));
+        try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.SUBSCRIPTION))) {
+            await().atMost(WAIT).until(() -> eventTypes(topic, id.toString()).size() >= 4);
+            assertThat(eventTypes(topic, id.toString())).containsExactly("SubscriptionStarted", "SubscriptionSuspended", "SubscriptionResumed",
+                    "PaymentSucceeded");
+        }
+    }
+
+    @Test
+    void reconciliationAndTheRenewalsTriesAtOnceOnAKeptAttemptChargeThePeriodOnce() throws Throwable {
+        List<UUID> subscriptions = active(4);
+        clock.advance(Duration.ofDays(32));
+        gateway.failNext(Integer.MAX_VALUE, 500);
+        drainUntilKept(subscriptions);
+        gateway.recover();
+        // each subscription changes under its kept attempt (as a billing key paid with anew does), and its item, tried again
+        // before any scan, finds it changed and ends without sending it
+        for (UUID id : subscriptions) {
+            db.execute("update subscription set version = version + 1 where id = ?", id);
+        }
+        clock.advance(Duration.ofMinutes(31));
+        while (VertxContextSupport.subscribeAndAwait(() -> renewals.runOnce()) > 0) {
+            // rounds until nothing is due
+        }
+
+        // reconciliation finds no trace of the attempts while scans put the subscriptions' steps in line and workers send them
+        ExecutorService replicas = Executors.newFixedThreadPool(4);
+        List<Future<?>> runs = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            runs.add(replicas.submit(onVertx(() -> reconciliation.run())));
+            runs.add(replicas.submit(() -> {
+                try {
+                    drain();
+                } catch (Throwable e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        for (Future<?> run : runs) {
+            run.get();
+        }
+        replicas.shutdown();
+        drainPastBackoffUntil(() -> subscriptions.stream().allMatch(id ->
+                "ACTIVE:1".equals(db.text("select status || ':' || paid_through from subscription where id = ?", id))));
+
+        for (UUID id : subscriptions) {
+            // a rolled-back attempt leaves no row, a failed one would have spent the period's first attempt
+            assertThat(chargesOf(id)).as("charges of %s", id).filteredOn(Charge::tookMoney).extracting(Charge::idempotencyKey)
+                    .containsExactly(ChargeKeys.periodCharge(id, 0, 1), ChargeKeys.periodCharge(id, 1, 1));
+            assertThat(db.text("select string_agg(status, ',') from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
+        }
     }
 
     @Test
@@ -421,8 +498,36 @@ class RenewalsIT extends PayingUserTest {
         clock.advance(Duration.ofDays(32));
         gateway.loseCallbacks(Integer.MAX_VALUE);
         gateway.failAfterChargeOf(user.toString(), 500);
-        drain();
-        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
+        drainUntilKept(List.of(id));
+    }
+
+    /**
+     * The subscription with a kept attempt the gateway carried out is canceled before its renewal's next try, which finds it
+     * changed and sends nothing: reconciliation finds the charge made under the 500, settles it, and since a canceled
+     * subscription cannot use it, it is given back.
+     */
+    private void canceledBeforeTheNextTryThenSettledAndGivenBack(UUID id) throws Throwable {
+        given().auth().oauth2(Tokens.user(user.toString())).when().delete("/subscriptions/{id}", id).then().statusCode(200);
+        gateway.recover();
+        drainPastBackoffUntil(() -> db.count("select count(*) from work_item where queue = ? and item_key like ? and status in ('pending', 'leased')",
+                Renewals.QUEUE, id + ":p1:%") == 0);
+
+        VertxContextSupport.subscribeAndAwait(() -> reconciliation.run());
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
+        VertxContextSupport.subscribeAndAwait(() -> automaticRefunds.run());
+        long kept = chargesOf(id).stream().filter(Charge::tookMoney).mapToLong(charge -> charge.amount()
+                - gateway.cancelsOf(charge.paymentKey()).stream().mapToLong(Cancel::amount).sum()).sum();
+        assertThat(kept).as("the first period only").isEqualTo(9_900);
+        await().atMost(WAIT).until(() -> db.count("select coalesce(sum(amount), 0) from ledger_entry where subscription_id = ?", id) == 9_900);
+    }
+
+    /**
+     * Drains until each subscription's attempt of period 1 is kept IN_PROGRESS by a gateway answering 500: past the backoff of
+     * tries that an earlier test's open circuit kept from the gateway (which roll their fresh attempts back).
+     */
+    private void drainUntilKept(List<UUID> ids) {
+        drainPastBackoffUntil(() -> ids.stream().allMatch(id ->
+                db.count("select count(*) from payment where subscription_id = ? and period = 1 and status = 'IN_PROGRESS'", id) == 1));
     }
 
     /** Scans and runs rounds until nothing is due: every due step of every subscription done. */

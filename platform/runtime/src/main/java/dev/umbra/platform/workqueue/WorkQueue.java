@@ -3,6 +3,7 @@ package dev.umbra.platform.workqueue;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.storage.Statements;
 import dev.umbra.platform.storage.StorageFaults;
 import io.micrometer.core.instrument.Counter;
@@ -128,8 +129,8 @@ public final class WorkQueue {
             update work_item set try_started = true
             where queue = $1 and item_key = $2 and lease_token = $3 and status = 'leased'""";
     private static final String STATUS = "select status from work_item where queue = $1 and item_key = $2";
-    private static final String ANY_LIVE = """
-            select exists (select 1 from work_item where queue = $1 and starts_with(item_key, $2) and status in ('pending', 'leased')) as live""";
+    private static final String ANY_UNFINISHED = """
+            select exists (select 1 from work_item where queue = $1 and starts_with(item_key, $2) and status <> 'done')""";
 
     /** A dead item, for operators. */
     public record DeadLetter(String key, JsonNode payload, int attempts, String reason, Instant diedAt, Instant createdAt) {
@@ -420,9 +421,13 @@ public final class WorkQueue {
                 .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getString("status"));
     }
 
-    /** Whether an item whose key starts with {@code keyPrefix} is still to be tried (pending, or leased by a worker now). */
-    public Uni<Boolean> anyLive(String keyPrefix) {
-        return Statements.execute(pool, ANY_LIVE, Tuple.of(name, keyPrefix)).map(rows -> rows.iterator().next().getBoolean("live"));
+    /**
+     * Read in the caller's Hibernate Reactive transaction: whether an item whose key starts with {@code keyPrefix} is
+     * unfinished — still to be tried (pending), tried by a worker now (leased), or dead (an operator's to decide).
+     */
+    public Uni<Boolean> anyUnfinished(String keyPrefix) {
+        return Panache.getSession().chain(session -> NativeSelects.select(session, ANY_UNFINISHED, name, keyPrefix))
+                .map(NativeSelects.single(Boolean.class));
     }
 
     private static String outcomeName(Outcome outcome, RetryRules.Next next) {
