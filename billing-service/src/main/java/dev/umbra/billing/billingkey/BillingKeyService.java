@@ -13,6 +13,7 @@ import io.quarkus.hibernate.reactive.panache.common.WithSession;
 import io.quarkus.hibernate.reactive.panache.common.WithTransaction;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.LockModeType;
 import java.time.Clock;
 import java.util.List;
 import java.util.UUID;
@@ -65,15 +66,23 @@ public class BillingKeyService {
         return BillingKey.listLive(userId);
     }
 
-    /** Deleted once, with one BillingKeyDeleted; deleting it again changes nothing. 404 for a key the user never had. */
+    /**
+     * Deleted once, with one BillingKeyDeleted; deleting it again changes nothing. 404 for a key the user never had; 409 while
+     * a charge with it may still reach the gateway (for at most the longest call the guard makes), so that a key answered
+     * "deleted" is never charged afterwards.
+     */
     @WithTransaction
     public Uni<Void> delete(UUID userId, UUID id) {
-        return BillingKey.<BillingKey>find("id = ?1 and userId = ?2", id, userId).firstResult().chain(key -> {
+        return BillingKey.<BillingKey>find("id = ?1 and userId = ?2", id, userId).withLock(LockModeType.PESSIMISTIC_WRITE).firstResult().chain(key -> {
             if (key == null) {
                 return Uni.createFrom().failure(ProblemException.notFound("no billing key " + id + " for this user"));
             }
             if (key.deleted()) {
                 return Uni.createFrom().voidItem();
+            }
+            if (key.beingCharged(clock.instant())) {
+                return Uni.createFrom().failure(ProblemException.conflict("a charge with billing key " + id
+                        + " is on its way to the payment gateway; delete the key once it is answered, in a few seconds"));
             }
             key.deletedAt = clock.instant();
             return outbox.publish(new BillingKeyDeleted(userId, id)).replaceWithVoid();

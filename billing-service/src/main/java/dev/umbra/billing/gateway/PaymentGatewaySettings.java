@@ -43,6 +43,13 @@ public interface PaymentGatewaySettings {
         Retry retry();
 
         Circuit circuit();
+
+        /** The longest one call can take with all the guard's tries: each connect and read timing out, each backoff at its longest. */
+        default Duration longestCall() {
+            Duration oneTry = connectTimeout().plus(readTimeout());
+            Duration backoff = retry().maxDelay().plus(retry().jitter());
+            return oneTry.multipliedBy(retry().maxRetries() + 1L).plus(backoff.multipliedBy(retry().maxRetries()));
+        }
     }
 
     /** Retries only of calls that surely did not reach the gateway. */

@@ -5,6 +5,7 @@ import dev.umbra.billing.billingkey.BillingKeyService;
 import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
 import dev.umbra.billing.gateway.PaymentGatewayClient.ChargeRequest;
+import dev.umbra.billing.gateway.PaymentGatewaySettings;
 import dev.umbra.billing.payment.GatewayReport;
 import dev.umbra.billing.payment.Payment;
 import dev.umbra.billing.payment.PaymentMetrics;
@@ -21,6 +22,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.LockModeType;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
 
@@ -38,7 +40,8 @@ public class Charges {
      * An attempt ready to be sent; {@code storedBefore}: stored by an earlier try, which may have sent it. Carries the gateway's
      * billing key in memory only; shows it nowhere.
      */
-    public record Prepared(UUID paymentId, UUID subscriptionId, ChargeRequest request, boolean storedBefore) {
+    public record Prepared(UUID paymentId, UUID subscriptionId, ChargeRequest request, boolean storedBefore, UUID billingKeyId,
+            Instant chargingUntil) {
 
         @Override
         public String toString() {
@@ -63,9 +66,10 @@ public class Charges {
     private final PaymentMetrics metrics;
     private final PaymentSettlement settlement;
     private final StrayCharges strays;
+    private final PaymentGatewaySettings gatewaySettings;
 
     public Charges(PaymentGatewayClient gateway, BillingKeyService billingKeys, PaymentOutcomes outcomes, Clock clock,
-            PaymentMetrics metrics, PaymentSettlement settlement, StrayCharges strays) {
+            PaymentMetrics metrics, PaymentSettlement settlement, StrayCharges strays, PaymentGatewaySettings gatewaySettings) {
         this.gateway = gateway;
         this.billingKeys = billingKeys;
         this.outcomes = outcomes;
@@ -73,6 +77,7 @@ public class Charges {
         this.metrics = metrics;
         this.settlement = settlement;
         this.strays = strays;
+        this.gatewaySettings = gatewaySettings;
     }
 
     /**
@@ -110,9 +115,13 @@ public class Charges {
     }
 
     private Prepared prepare(Payment payment, BillingKey key, String orderName, boolean storedBefore) {
+        // the key is locked by the caller's transaction: a delete waits for it, then finds the charge on its way and refuses,
+        // until the answer is applied or, should that never happen, the longest call is over (the database keeps microseconds)
+        Instant chargingUntil = clock.instant().plus(gatewaySettings.payment().longestCall()).truncatedTo(ChronoUnit.MICROS);
+        key.chargedUntil(chargingUntil);
         ChargeRequest request = new ChargeRequest(billingKeys.reveal(key).value(), key.userId.toString(), payment.orderId,
                 payment.idempotencyKey, payment.amount, orderName);
-        return new Prepared(payment.id, payment.subscriptionId, request, storedBefore);
+        return new Prepared(payment.id, payment.subscriptionId, request, storedBefore, key.id, chargingUntil);
     }
 
     /**
@@ -132,10 +141,12 @@ public class Charges {
     @DatabaseGuard
     Uni<Settled> settle(Prepared prepared, ChargeOutcome outcome, WhenNotSent whenNotSent) {
         Instant now = clock.instant();
+        // locks in the order of every other path: the payment, the subscription, then the key
         return Payment.<Payment>findById(prepared.paymentId(), LockModeType.PESSIMISTIC_WRITE)
                 .chain(payment -> apply(payment, prepared.storedBefore(), outcome, whenNotSent, now)
                         .chain(status -> StoredSubscription.<StoredSubscription>findById(prepared.subscriptionId())
-                                .map(row -> new Settled(outcome, status, row.toDomain()))));
+                                .map(row -> new Settled(outcome, status, row.toDomain()))))
+                .call(() -> BillingKey.answered(prepared.billingKeyId(), prepared.chargingUntil()));
     }
 
     private Uni<PaymentStatus> apply(Payment payment, boolean storedBefore, ChargeOutcome outcome, WhenNotSent whenNotSent, Instant now) {

@@ -220,7 +220,7 @@ public class Renewals implements WorkHandler, KeptAttempts {
     }
 
     private Uni<Charges.Prepared> attempt(Subscription subscription, RenewalStep.Charge charge, Instant now) {
-        return BillingKey.<BillingKey>findById(subscription.billingKeyId()).chain(key -> {
+        return BillingKey.<BillingKey>findById(subscription.billingKeyId(), LockModeType.PESSIMISTIC_WRITE).chain(key -> {
             if (key == null || key.deleted()) {
                 // BillingKeyDeleted is on its way and suspends the subscription; nothing can be charged meanwhile.
                 return Uni.createFrom().nullItem();

@@ -61,7 +61,7 @@ public class SubscriptionService {
     Uni<Charges.Prepared> openWithFirstAttempt(Subscribe request) {
         Plan plan = PlanCatalogue.of(request.planCode());
         Instant now = clock.instant();
-        return BillingKey.lockLive(request.userId(), request.billingKeyId()).chain(key -> {
+        return BillingKey.lockLiveToCharge(request.userId(), request.billingKeyId()).chain(key -> {
             if (key == null) {
                 throw ProblemException.unprocessable("billing key " + request.billingKeyId() + " is not a billing key of this user");
             }
@@ -161,7 +161,7 @@ public class SubscriptionService {
                 return changes.apply(row, subscription.downgrade(to, now)).map(done -> new PlanChange(done, null, null));
             }
             UpgradeQuote firstAttempt = subscription.quoteUpgrade(to, now);
-            return BillingKey.findLive(subscription.userId(), subscription.billingKeyId()).chain(key -> {
+            return BillingKey.lockLiveToCharge(subscription.userId(), subscription.billingKeyId()).chain(key -> {
                 if (key == null) {
                     throw ProblemException.unprocessable("the subscription's billing key was deleted; add one first");
                 }

@@ -213,6 +213,20 @@ class PaymentGatewaySandboxTest {
     }
 
     @Test
+    void aFailingCustomersChargesAnswer500WithoutChargingUntilRecoveryAndNobodyElses() throws Exception {
+        String failing = issueBillingKey("customer-8");
+        String healthy = issueBillingKey("customer-9");
+        sandbox.failChargesOf("customer-8", 500);
+
+        assertThat(charge(failing, "customer-8", "order-1", "r1-a1", 500).statusCode()).isEqualTo(500);
+        assertThat(charge(healthy, "customer-9", "order-2", "s1-a1", 500).statusCode()).isEqualTo(200);
+        assertThat(sandbox.charges()).extracting(PaymentGatewaySandbox.Charge::idempotencyKey).containsExactly("s1-a1");
+        sandbox.recover();
+        assertThat(charge(failing, "customer-8", "order-1", "r1-a1", 500).statusCode()).isEqualTo(200);
+        assertThat(sandbox.charges()).extracting(PaymentGatewaySandbox.Charge::idempotencyKey).containsExactly("s1-a1", "r1-a1");
+    }
+
+    @Test
     void chargesEvenWhenTheAnswerComesTooLateOrTheConnectionIsReset() throws Exception {
         String billingKey = issueBillingKey("customer-4");
         sandbox.answerLate(1, Duration.ofSeconds(2));

@@ -277,6 +277,12 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         faults.failingAfterCharge.add(customerKey);
     }
 
+    /** Until {@link #recover()}, the charges of this customer's billing keys answer {@code status} (500 or 429) and change nothing. */
+    public void failChargesOf(String customerKey, int status) {
+        faults.httpStatus.set(status);
+        faults.failingCharges.add(customerKey);
+    }
+
     /** From now on, this share of API calls (0..1) answers {@code status} and changes nothing. */
     public void failRatio(double ratio, int status) {
         faults.httpStatus.set(status);
@@ -473,6 +479,11 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         }
         if (amount <= 0 || orderId.isBlank()) {
             respond(exchange, 400, error("INVALID_REQUEST", "amount and orderId are required"));
+            return;
+        }
+        if (faults.failingCharges.contains(customerKey)) {
+            int status = faults.httpStatus.get();
+            respond(exchange, status, error(status == 429 ? "TOO_MANY_REQUESTS" : "FAILED_INTERNAL_SYSTEM_PROCESSING", "try again"));
             return;
         }
         boolean declined = faults.declinedCustomers.contains(customerKey);
@@ -803,6 +814,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final AtomicReference<Duration> callbackDelay = new AtomicReference<>(Duration.ZERO);
         final Set<String> declinedCustomers = ConcurrentHashMap.newKeySet();
         final Set<String> failingAfterCharge = ConcurrentHashMap.newKeySet();
+        final Set<String> failingCharges = ConcurrentHashMap.newKeySet();
         final AtomicReference<Latency> latency = new AtomicReference<>();
         final AtomicReference<Latency> lookupLatency = new AtomicReference<>();
 
@@ -821,6 +833,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             failureRatio.set(0.0);
             declinedCustomers.clear();
             failingAfterCharge.clear();
+            failingCharges.clear();
             latency.set(null);
             lookupLatency.set(null);
         }

@@ -155,6 +155,31 @@ class BillingKeysIT {
     }
 
     @Test
+    void aKeyIsNotDeletedWhileAChargeWithItIsOnItsWayAndAKeyDeletedFirstIsNeverCharged() throws Exception {
+        UUID user = UUID.randomUUID();
+        UUID key = newKey(user);
+        gateway.answerLate(1, Duration.ofMillis(1_500));
+        ExecutorService client = Executors.newSingleThreadExecutor();
+        Future<Integer> subscribed = client.submit(() -> BillingFixtures.subscribe(user, Snowflakes.random(), "PRO", key).statusCode());
+        await().atMost(WAIT).until(() -> db.count("""
+                select count(*) from payment p join subscription s on s.id = p.subscription_id
+                where s.user_id = ? and p.status = 'IN_PROGRESS'""", user) == 1);
+
+        // the charge is on its way: the key stays, and says why
+        given().auth().oauth2(Tokens.user(user.toString())).when().delete("/users/{userId}/billing-keys/{id}", user, key)
+                .then().statusCode(409).contentType("application/problem+json");
+        assertThat(subscribed.get()).isEqualTo(201);
+        client.shutdown();
+
+        // answered: the key goes, and nothing is charged with it from then on
+        given().auth().oauth2(Tokens.user(user.toString())).when().delete("/users/{userId}/billing-keys/{id}", user, key)
+                .then().statusCode(204);
+        long charges = gateway.chargeAttempts();
+        BillingFixtures.subscribe(user, Snowflakes.random(), "PRO", key).then().statusCode(422).contentType("application/problem+json");
+        assertThat(gateway.chargeAttempts()).isEqualTo(charges);
+    }
+
+    @Test
     void noBillingKeyAuthKeyOrCardNumberReachesTheLog() {
         List<String> logged = new CopyOnWriteArrayList<>();
         Handler capture = new Handler() {

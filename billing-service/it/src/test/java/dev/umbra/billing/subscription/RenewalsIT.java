@@ -195,8 +195,8 @@ class RenewalsIT extends PayingUserTest {
     void aRenewalAnswered500IsNotFailedByReconciliationWhileItsRenewalIsToSendItAgain() throws Throwable {
         UUID id = active();
         clock.advance(Duration.ofDays(32));
-        // every charge answered 500 and nothing done (earlier tests' subscriptions fall due too, and are kept the same way)
-        gateway.failNext(Integer.MAX_VALUE, 500);
+        // this user's charges answered 500 and nothing done (earlier tests' subscriptions fall due too, and are charged)
+        gateway.failChargesOf(user.toString(), 500);
         drainUntilKept(List.of(id));
 
         // the gateway, answering again, has nothing for the attempt; its renewal's next try is to send it again: not a failed
@@ -240,7 +240,7 @@ class RenewalsIT extends PayingUserTest {
         String guild = Snowflakes.random();
         UUID id = active(guild);
         clock.advance(Duration.ofDays(32));
-        gateway.failNext(Integer.MAX_VALUE, 500);
+        gateway.failChargesOf(user.toString(), 500);
         drainUntilKept(List.of(id));
 
         // the bot is kicked before the renewal's next try, which finds the subscription suspended and sends nothing
@@ -271,7 +271,7 @@ class RenewalsIT extends PayingUserTest {
     void reconciliationAndTheRenewalsTriesAtOnceOnAKeptAttemptChargeThePeriodOnce() throws Throwable {
         List<UUID> subscriptions = active(4);
         clock.advance(Duration.ofDays(32));
-        gateway.failNext(Integer.MAX_VALUE, 500);
+        gateway.failChargesOf(user.toString(), 500);
         drainUntilKept(subscriptions);
         gateway.recover();
         // each subscription changes under its kept attempt (as a billing key paid with anew does), and its item, tried again
@@ -523,7 +523,7 @@ class RenewalsIT extends PayingUserTest {
 
     /**
      * Drains until each subscription's attempt of period 1 is kept IN_PROGRESS by a gateway answering 500: past the backoff of
-     * tries that an earlier test's open circuit kept from the gateway (which roll their fresh attempts back).
+     * tries that the circuit, opened by those 500s, kept from the gateway (which roll their fresh attempts back).
      */
     private void drainUntilKept(List<UUID> ids) {
         drainPastBackoffUntil(() -> ids.stream().allMatch(id ->
