@@ -35,10 +35,11 @@ public class License extends PanacheEntityBase {
             insert into license (license_id, guild_id, plan, status, suspension_reason, paid_plan, subscription_id, expires_at, expired,
                 pending_plan, pending_plan_at, bot_kicked_at, subscription_suspended_at, subscription_suspension_reason, deleted_at,
                 guild_event_at, guild_event_sequence, subscription_event_at, subscription_event_sequence, subscription_event_committed_at,
-                updated_at, version)
+                plan_event_at, plan_event_sequence, suspension_event_at, suspension_event_sequence, updated_at, version)
             select *, 0 from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::timestamptz[],
                 $9::boolean[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::text[], $15::timestamptz[],
-                $16::timestamptz[], $17::int8[], $18::timestamptz[], $19::int8[], $20::timestamptz[], $21::timestamptz[])""";
+                $16::timestamptz[], $17::int8[], $18::timestamptz[], $19::int8[], $20::timestamptz[], $21::timestamptz[], $22::int8[],
+                $23::timestamptz[], $24::int8[], $25::timestamptz[])""";
 
     @Id
     @Column(name = "license_id")
@@ -104,6 +105,18 @@ public class License extends PanacheEntityBase {
     @Column(name = "subscription_event_committed_at")
     public Instant subscriptionEventCommittedAt;
 
+    @Column(name = "plan_event_at")
+    public Instant planEventAt;
+
+    @Column(name = "plan_event_sequence", nullable = false)
+    public long planEventSequence;
+
+    @Column(name = "suspension_event_at")
+    public Instant suspensionEventAt;
+
+    @Column(name = "suspension_event_sequence", nullable = false)
+    public long suspensionEventSequence;
+
     @Column(name = "updated_at", nullable = false)
     public Instant updatedAt;
 
@@ -141,6 +154,10 @@ public class License extends PanacheEntityBase {
                 column(created, l -> l.subscriptionEventAt, Instant[]::new),
                 column(created, l -> l.subscriptionEventSequence, Long[]::new),
                 column(created, l -> l.subscriptionEventCommittedAt, Instant[]::new),
+                column(created, l -> l.planEventAt, Instant[]::new),
+                column(created, l -> l.planEventSequence, Long[]::new),
+                column(created, l -> l.suspensionEventAt, Instant[]::new),
+                column(created, l -> l.suspensionEventSequence, Long[]::new),
                 column(created, l -> l.updatedAt, Instant[]::new)};
         return Panache.getSession().chain(session -> NativeSelects.select(session, INSERT_ALL, columns)).replaceWithVoid();
     }
@@ -156,7 +173,8 @@ public class License extends PanacheEntityBase {
     LicenseState state() {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
                 botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, mark(guildEventSequence, guildEventAt, null),
-                mark(subscriptionEventSequence, subscriptionEventAt, subscriptionEventCommittedAt));
+                mark(subscriptionEventSequence, subscriptionEventAt, subscriptionEventCommittedAt), mark(planEventSequence, planEventAt, null),
+                mark(suspensionEventSequence, suspensionEventAt, null));
     }
 
     private static StreamMark mark(long sequence, Instant at, Instant committedAt) {
@@ -184,6 +202,10 @@ public class License extends PanacheEntityBase {
         subscriptionEventAt = state.subscriptionEvent() == null ? null : state.subscriptionEvent().at();
         subscriptionEventSequence = state.subscriptionEvent() == null ? 0 : state.subscriptionEvent().sequence();
         subscriptionEventCommittedAt = state.subscriptionEvent() == null ? null : state.subscriptionEvent().committedAt();
+        planEventAt = state.planEvent() == null ? null : state.planEvent().at();
+        planEventSequence = state.planEvent() == null ? 0 : state.planEvent().sequence();
+        suspensionEventAt = state.suspensionEvent() == null ? null : state.suspensionEvent().at();
+        suspensionEventSequence = state.suspensionEvent() == null ? 0 : state.suspensionEvent().sequence();
         updatedAt = now;
     }
 }

@@ -21,7 +21,7 @@ public final class LicenseRules {
     public static LicenseState botInstalled(LicenseState license, String guildId, StreamMark at) {
         if (license == null) {
             return new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null,
-                    null, null, null, null, at, null);
+                    null, null, null, null, at, null, null, null);
         }
         if (staleForGuild(license, at)) {
             return license;
@@ -41,7 +41,8 @@ public final class LicenseRules {
         if (license == null) {
             // a guild deleted before licensing heard of it (kicked while its install was unseen, then deleted): kept as a
             // tombstone, so that a subscription event arriving after it finds the guild gone, as it would have in the other order
-            return new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null, null, null, null, at.at(), at, null);
+            return new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null, null, null, null, at.at(), at, null,
+                    null, null);
         }
         if (license.deletedAt() != null) {
             return license;
@@ -61,18 +62,19 @@ public final class LicenseRules {
     public static LicenseState subscriptionStarted(LicenseState license, String guildId, UUID subscriptionId, Plan plan,
             Instant periodEnd, StreamMark at) {
         LicenseState base = license != null ? license
-                : new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null, null, null, null, null, null, null);
+                : new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null, null, null, null, null, null, null,
+                        null, null);
         if (license != null && (subscriptionId.equals(license.subscriptionId()) || staleForSubscription(license, subscriptionId, at))) {
             return license;
         }
         return base.withPaid(plan, subscriptionId, periodEnd, false, null, null)
                 .withSubscriptionSuspension(null, null)
-                .withSubscriptionEvent(at);
+                .withSubscriptionStartedAt(at);
     }
 
-    /** The paid period moves to the later of the old and the new end; never backwards. */
+    /** The paid period moves to the later of the old and the new end; never backwards, so in whatever order they come. */
     public static LicenseState paymentSucceeded(LicenseState license, UUID subscriptionId, Instant newPeriodEnd, StreamMark at) {
-        if (!follows(license, subscriptionId, at)) {
+        if (!follows(license, subscriptionId, at, Fields.PERIOD_OR_END)) {
             return license;
         }
         boolean extended = license.expiresAt() == null || newPeriodEnd.isAfter(license.expiresAt());
@@ -85,7 +87,7 @@ public final class LicenseRules {
 
     /** Dunning gave up: back to FREE. */
     public static LicenseState paymentFailedFinal(LicenseState license, UUID subscriptionId, StreamMark at) {
-        if (!follows(license, subscriptionId, at)) {
+        if (!follows(license, subscriptionId, at, Fields.PERIOD_OR_END)) {
             return license;
         }
         return ended(license, subscriptionId, at);
@@ -96,7 +98,7 @@ public final class LicenseRules {
      * period: nothing changes before it, the paid plan runs to its expiry.
      */
     public static LicenseState subscriptionCanceled(LicenseState license, UUID subscriptionId, boolean atPeriodEnd, StreamMark at) {
-        if (!follows(license, subscriptionId, at)) {
+        if (!follows(license, subscriptionId, at, Fields.PERIOD_OR_END)) {
             return license;
         }
         return atPeriodEnd ? license.withSubscriptionEvent(at) : ended(license, subscriptionId, at);
@@ -109,41 +111,41 @@ public final class LicenseRules {
 
     /** Billing suspended the subscription (the bot was kicked, the billing key deleted…); a second suspension changes nothing. */
     public static LicenseState subscriptionSuspended(LicenseState license, UUID subscriptionId, String reason, StreamMark at) {
-        if (!follows(license, subscriptionId, at)) {
+        if (!follows(license, subscriptionId, at, Fields.SUSPENSION)) {
             return license;
         }
         if (license.subscriptionSuspendedAt() != null) {
-            return license.withSubscriptionEvent(at);
+            return license.withSuspensionEvent(at);
         }
-        return license.withSubscriptionSuspension(at.at(), reason).withSubscriptionEvent(at);
+        return license.withSubscriptionSuspension(at.at(), reason).withSuspensionEvent(at);
     }
 
     /** Billing runs the subscription again: its suspension is lifted (a kicked bot still suspends the license on its own). */
     public static LicenseState subscriptionResumed(LicenseState license, UUID subscriptionId, StreamMark at) {
-        if (!follows(license, subscriptionId, at)) {
+        if (!follows(license, subscriptionId, at, Fields.SUSPENSION)) {
             return license;
         }
-        return license.withSubscriptionSuspension(null, null).withSubscriptionEvent(at);
+        return license.withSubscriptionSuspension(null, null).withSuspensionEvent(at);
     }
 
     public static LicenseState planUpgraded(LicenseState license, UUID subscriptionId, Plan newPlan, StreamMark at) {
-        if (!follows(license, subscriptionId, at)) {
+        if (!follows(license, subscriptionId, at, Fields.PLAN)) {
             return license;
         }
         return license.withPaid(newPlan, subscriptionId, license.expiresAt(), license.expired(), null, null)
-                .withSubscriptionEvent(at);
+                .withPlanEvent(at);
     }
 
     /** A downgrade takes effect at {@code effectiveAt}: now if that has passed, else the sweeper applies it then. */
     public static LicenseState planDowngraded(LicenseState license, UUID subscriptionId, Plan newPlan, Instant effectiveAt,
             StreamMark at, Instant now) {
-        if (!follows(license, subscriptionId, at)) {
+        if (!follows(license, subscriptionId, at, Fields.PLAN)) {
             return license;
         }
         LicenseState downgraded = effectiveAt.isAfter(now)
                 ? license.withPaid(license.paidPlan(), subscriptionId, license.expiresAt(), license.expired(), newPlan, effectiveAt)
                 : license.withPaid(newPlan, subscriptionId, license.expiresAt(), license.expired(), null, null);
-        return downgraded.withSubscriptionEvent(at);
+        return downgraded.withPlanEvent(at);
     }
 
     // --- time ---------------------------------------------------------------------------------
@@ -173,8 +175,28 @@ public final class LicenseRules {
         return next;
     }
 
-    private static boolean follows(LicenseState license, UUID subscriptionId, StreamMark at) {
-        return license != null && subscriptionId.equals(license.subscriptionId()) && !staleForSubscription(license, subscriptionId, at);
+    /**
+     * What of a license an event of its subscription writes. Billing writes a subscription's events in order, but one
+     * dead-lettered and redriven comes after later ones: it is older only than those that wrote the same fields, and applies
+     * over the others. Its plan and billing's suspension of it are each set by the latest event that set them; the paid period
+     * only moves forward, and an end is final, so those apply in any order.
+     */
+    public enum Fields {
+        PLAN, SUSPENSION, PERIOD_OR_END;
+
+        StreamMark latest(LicenseState license) {
+            return switch (this) {
+                case PLAN -> license.planEvent();
+                case SUSPENSION -> license.suspensionEvent();
+                case PERIOD_OR_END -> null;
+            };
+        }
+    }
+
+    /** An event of the license's own subscription, still running, and not older than the latest one that wrote the same fields. */
+    private static boolean follows(LicenseState license, UUID subscriptionId, StreamMark at, Fields fields) {
+        return license != null && subscriptionId.equals(license.subscriptionId()) && license.paidPlan() != null
+                && !staleForSubscription(license, subscriptionId, at, fields);
     }
 
     /** An event of the guild's stream older than the latest one applied: a redriven dead letter, say. */
@@ -183,8 +205,8 @@ public final class LicenseRules {
     }
 
     /**
-     * An event of {@code subscriptionId} older than the latest subscription event applied to the license: by sequence within
-     * a subscription, by billing's commit time between two (see {@link StreamMark#earlierThan}).
+     * A subscription's start older than what the license applied of its subscriptions: the same start again, or one of an earlier
+     * subscription than the license's, by billing's commit time (see {@link StreamMark#earlierThan}).
      */
     static boolean staleForSubscription(LicenseState license, UUID subscriptionId, StreamMark at) {
         StreamMark latest = license.subscriptionEvent();
@@ -192,5 +214,18 @@ public final class LicenseRules {
             return false;
         }
         return subscriptionId.equals(license.subscriptionId()) ? at.before(latest) : at.earlierThan(latest);
+    }
+
+    /**
+     * An event of {@code subscriptionId} that writes {@code fields} and is older than what the license applied: of another
+     * subscription, older than the license's one; of the license's own, older than the latest event that wrote the same fields
+     * (by sequence within the subscription).
+     */
+    static boolean staleForSubscription(LicenseState license, UUID subscriptionId, StreamMark at, Fields fields) {
+        if (!subscriptionId.equals(license.subscriptionId())) {
+            return staleForSubscription(license, subscriptionId, at);
+        }
+        StreamMark latest = fields.latest(license);
+        return latest != null && at.before(latest);
     }
 }

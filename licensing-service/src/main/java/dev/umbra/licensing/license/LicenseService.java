@@ -102,45 +102,45 @@ public class LicenseService {
 
     Uni<Void> onPaymentSucceeded(PaymentSucceeded event, EventEnvelope envelope) {
         StreamMark at = StreamMark.of(envelope);
-        return changeForSubscription(event.subscriptionId(), envelope, license ->
+        return changeForSubscription(event.subscriptionId(), envelope, LicenseRules.Fields.PERIOD_OR_END, license ->
                 LicenseRules.paymentSucceeded(license, event.subscriptionId(), event.newPeriodEnd(), at));
     }
 
     Uni<Void> onPaymentFailedFinal(PaymentFailedFinal event, EventEnvelope envelope) {
         StreamMark at = StreamMark.of(envelope);
-        return changeForSubscription(event.subscriptionId(), envelope, license ->
+        return changeForSubscription(event.subscriptionId(), envelope, LicenseRules.Fields.PERIOD_OR_END, license ->
                 LicenseRules.paymentFailedFinal(license, event.subscriptionId(), at));
     }
 
     Uni<Void> onSubscriptionCanceled(SubscriptionCanceled event, EventEnvelope envelope) {
         StreamMark at = StreamMark.of(envelope);
-        return changeForSubscription(event.subscriptionId(), envelope, license ->
+        return changeForSubscription(event.subscriptionId(), envelope, LicenseRules.Fields.PERIOD_OR_END, license ->
                 LicenseRules.subscriptionCanceled(license, event.subscriptionId(), event.cancelAtPeriodEnd(), at));
     }
 
     Uni<Void> onSubscriptionSuspended(SubscriptionSuspended event, EventEnvelope envelope) {
         StreamMark at = StreamMark.of(envelope);
-        return changeForSubscription(event.subscriptionId(), envelope, license ->
+        return changeForSubscription(event.subscriptionId(), envelope, LicenseRules.Fields.SUSPENSION, license ->
                 LicenseRules.subscriptionSuspended(license, event.subscriptionId(), event.reason(), at));
     }
 
     Uni<Void> onSubscriptionResumed(SubscriptionResumed event, EventEnvelope envelope) {
         StreamMark at = StreamMark.of(envelope);
-        return changeForSubscription(event.subscriptionId(), envelope, license ->
+        return changeForSubscription(event.subscriptionId(), envelope, LicenseRules.Fields.SUSPENSION, license ->
                 LicenseRules.subscriptionResumed(license, event.subscriptionId(), at));
     }
 
     Uni<Void> onPlanUpgraded(PlanUpgraded event, EventEnvelope envelope) {
         Plan plan = known(event.newPlan());
         StreamMark at = StreamMark.of(envelope);
-        return changeForSubscription(event.subscriptionId(), envelope, license ->
+        return changeForSubscription(event.subscriptionId(), envelope, LicenseRules.Fields.PLAN, license ->
                 LicenseRules.planUpgraded(license, event.subscriptionId(), plan, at));
     }
 
     Uni<Void> onPlanDowngraded(PlanDowngraded event, EventEnvelope envelope) {
         Plan plan = known(event.newPlan());
         StreamMark at = StreamMark.of(envelope);
-        return changeForSubscription(event.subscriptionId(), envelope, license -> LicenseRules.planDowngraded(license,
+        return changeForSubscription(event.subscriptionId(), envelope, LicenseRules.Fields.PLAN, license -> LicenseRules.planDowngraded(license,
                 event.subscriptionId(), plan, event.effectiveAt(), at, clock.instant()));
     }
 
@@ -161,14 +161,15 @@ public class LicenseService {
         return changeAll(List.of(new Change(guildId, rule, stale, envelope, TraceContext.current())));
     }
 
-    private Uni<Void> changeForSubscription(UUID subscriptionId, EventEnvelope envelope, UnaryOperator<LicenseState> rule) {
+    private Uni<Void> changeForSubscription(UUID subscriptionId, EventEnvelope envelope, LicenseRules.Fields fields,
+            UnaryOperator<LicenseState> rule) {
         StreamMark at = StreamMark.of(envelope);
         return guilds.guildOf(Aggregates.SUBSCRIPTION, subscriptionId.toString()).chain(guildId -> {
             if (guildId.isEmpty()) {
                 return Uni.createFrom().failure(new RejectedEventException(
                         "subscription " + subscriptionId + " is unknown: its SubscriptionStarted was never applied"));
             }
-            return change(guildId.get(), rule, license -> LicenseRules.staleForSubscription(license, subscriptionId, at), envelope);
+            return change(guildId.get(), rule, license -> LicenseRules.staleForSubscription(license, subscriptionId, at, fields), envelope);
         });
     }
 

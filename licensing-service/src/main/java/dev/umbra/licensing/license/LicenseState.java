@@ -19,8 +19,12 @@ import java.util.UUID;
  * @param subscriptionSuspendedAt  billing suspended the subscription (subscription stream)
  * @param deletedAt                the guild was deleted: the license is canceled for good (guild stream)
  * @param guildEvent               where the latest guild event applied stands in the guild's stream, to ignore older ones
- * @param subscriptionEvent        where the latest subscription event applied stands, to ignore older ones; of the
- *                                 subscription {@code subscriptionId} (set together with it)
+ * @param subscriptionEvent        where the latest subscription event applied stands; of the subscription
+ *                                 {@code subscriptionId} (set together with it), against which another subscription's events are ordered
+ * @param planEvent                where the latest event of the subscription that set its plan stands (started, upgraded,
+ *                                 downgraded), to ignore older ones of those
+ * @param suspensionEvent          where the latest event of the subscription that set billing's suspension stands (started,
+ *                                 suspended, resumed), to ignore older ones of those
  */
 public record LicenseState(
         UUID licenseId,
@@ -36,7 +40,9 @@ public record LicenseState(
         String subscriptionSuspensionReason,
         Instant deletedAt,
         StreamMark guildEvent,
-        StreamMark subscriptionEvent) {
+        StreamMark subscriptionEvent,
+        StreamMark planEvent,
+        StreamMark suspensionEvent) {
 
     public static final String BOT_KICKED = "BOT_KICKED";
 
@@ -73,21 +79,47 @@ public record LicenseState(
     LicenseState withPaid(Plan paidPlan, UUID subscriptionId, Instant expiresAt, boolean expired, Plan pendingPlan,
             Instant pendingPlanAt) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, subscriptionEvent);
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, subscriptionEvent, planEvent,
+                suspensionEvent);
     }
 
     LicenseState withGuildStream(Instant botKickedAt, Instant deletedAt, StreamMark guildEvent) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, subscriptionEvent);
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, subscriptionEvent, planEvent,
+                suspensionEvent);
     }
 
     LicenseState withSubscriptionSuspension(Instant suspendedAt, String reason) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, suspendedAt, reason, deletedAt, guildEvent, subscriptionEvent);
+                botKickedAt, suspendedAt, reason, deletedAt, guildEvent, subscriptionEvent, planEvent, suspensionEvent);
     }
 
+    /** A subscription starts: every mark of the subscription stream begins at its first event. */
+    LicenseState withSubscriptionStartedAt(StreamMark at) {
+        return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, at, at, at);
+    }
+
+    /** An event of the subscription applied: the latest one stays the subscription's mark, whatever the order they came in. */
     LicenseState withSubscriptionEvent(StreamMark at) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, at);
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, later(subscriptionEvent, at),
+                planEvent, suspensionEvent);
+    }
+
+    LicenseState withPlanEvent(StreamMark at) {
+        return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, later(subscriptionEvent, at),
+                at, suspensionEvent);
+    }
+
+    LicenseState withSuspensionEvent(StreamMark at) {
+        return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, later(subscriptionEvent, at),
+                planEvent, at);
+    }
+
+    private static StreamMark later(StreamMark latest, StreamMark at) {
+        return latest != null && at.before(latest) ? latest : at;
     }
 }

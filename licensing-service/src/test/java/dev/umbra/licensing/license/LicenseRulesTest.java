@@ -318,4 +318,43 @@ class LicenseRulesTest {
         assertThat(moved.subscriptionId()).isEqualTo(next);
         assertThat(moved.plan()).isEqualTo(Plan.PREMIUM);
     }
+
+    @Test
+    void anEventRedrivenAfterLaterOnesOfItsSubscriptionAppliesUnlessALaterOneWroteTheSameFields() {
+        LicenseState paid = LicenseRules.subscriptionStarted(free(), GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, new StreamMark(1, T0.plusSeconds(10)));
+        Instant nextEnd = PERIOD_END.plus(Duration.ofDays(30));
+        LicenseState renewed = LicenseRules.paymentSucceeded(paid, SUBSCRIPTION, nextEnd, new StreamMark(3, T0.plusSeconds(30)));
+
+        // the upgrade was dead-lettered (a plan licensing did not know yet) and is redriven after the renewal: applied
+        LicenseState upgraded = LicenseRules.planUpgraded(renewed, SUBSCRIPTION, Plan.PREMIUM, new StreamMark(2, T0.plusSeconds(20)));
+        assertThat(upgraded.plan()).isEqualTo(Plan.PREMIUM);
+        assertThat(upgraded.expiresAt()).isEqualTo(nextEnd);
+        assertThat(LicenseRules.staleForSubscription(renewed, SUBSCRIPTION, new StreamMark(2, T0.plusSeconds(20)), LicenseRules.Fields.PLAN)).isFalse();
+        assertThat(upgraded.subscriptionEvent().sequence()).as("the subscription's latest event stays the latest").isEqualTo(3);
+
+        // but not over a later plan event: a downgrade that came after it decides
+        LicenseState downgraded = LicenseRules.planDowngraded(renewed, SUBSCRIPTION, Plan.PRO, T0, new StreamMark(4, T0.plusSeconds(40)), T0.plusSeconds(40));
+        assertThat(LicenseRules.planUpgraded(downgraded, SUBSCRIPTION, Plan.PREMIUM, new StreamMark(2, T0.plusSeconds(20)))).isEqualTo(downgraded);
+
+        // and not once the subscription ended, whatever it would write
+        LicenseState canceled = LicenseRules.subscriptionCanceled(renewed, SUBSCRIPTION, false, new StreamMark(4, T0.plusSeconds(40)));
+        assertThat(LicenseRules.planUpgraded(canceled, SUBSCRIPTION, Plan.PREMIUM, new StreamMark(2, T0.plusSeconds(20)))).isEqualTo(canceled);
+        assertThat(LicenseRules.subscriptionSuspended(canceled, SUBSCRIPTION, "BOT_KICKED", new StreamMark(2, T0.plusSeconds(20)))).isEqualTo(canceled);
+        assertThat(canceled.plan()).isEqualTo(Plan.FREE);
+    }
+
+    @Test
+    void aSuspensionRedrivenAfterAPlanChangeOfItsSubscriptionAppliesAndTheResumeThatFollowedItStillDecides() {
+        LicenseState paid = LicenseRules.subscriptionStarted(free(), GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, new StreamMark(1, T0.plusSeconds(10)));
+        LicenseState upgraded = LicenseRules.planUpgraded(paid, SUBSCRIPTION, Plan.PREMIUM, new StreamMark(3, T0.plusSeconds(30)));
+
+        LicenseState suspended = LicenseRules.subscriptionSuspended(upgraded, SUBSCRIPTION, "BILLING_KEY_DELETED", new StreamMark(2, T0.plusSeconds(20)));
+        assertThat(suspended.status()).isEqualTo(LicenseStatus.SUSPENDED);
+        assertThat(suspended.plan()).isEqualTo(Plan.PREMIUM);
+
+        LicenseState resumed = LicenseRules.subscriptionResumed(suspended, SUBSCRIPTION, new StreamMark(4, T0.plusSeconds(40)));
+        assertThat(LicenseRules.subscriptionSuspended(resumed, SUBSCRIPTION, "BILLING_KEY_DELETED", new StreamMark(2, T0.plusSeconds(20))))
+                .isEqualTo(resumed);
+        assertThat(resumed.status()).isEqualTo(LicenseStatus.ACTIVE);
+    }
 }

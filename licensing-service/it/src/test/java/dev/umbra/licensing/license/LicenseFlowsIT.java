@@ -11,6 +11,7 @@ import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.events.billing.PaymentFailedFinal;
 import dev.umbra.events.billing.PaymentSucceeded;
+import dev.umbra.events.billing.PlanUpgraded;
 import dev.umbra.events.billing.SubscriptionCanceled;
 import dev.umbra.events.billing.SubscriptionResumed;
 import dev.umbra.events.billing.SubscriptionStarted;
@@ -196,6 +197,28 @@ class LicenseFlowsIT {
                     .extracting(r -> KafkaProbe.header(r, EventHeaders.EVENT_TYPE))
                     .containsExactly("LicenseGranted", "LicenseSuspended", "LicenseCanceled");
         }
+    }
+
+    @Test
+    void anUpgradeRedrivenAfterALaterRenewalOfItsSubscriptionIsAppliedAndAnOlderSuspensionAfterTheResumeIsNot() {
+        String guildId = Snowflakes.random();
+        UUID subscription = UUID.randomUUID();
+        Instant renewedTo = PERIOD_END.plus(Duration.ofDays(30));
+        inbox.awaitProcessed("licensing", List.of(
+                OutboxRecords.publish(new BotInstalled(guildId, "223456789012345678"), T),
+                OutboxRecords.publish(new SubscriptionStarted(subscription, guildId, "PRO", PERIOD_END), T.plusSeconds(10)),
+                OutboxRecords.publish(new PaymentSucceeded(subscription, UUID.randomUUID(), renewedTo), T.plusSeconds(30)),
+                OutboxRecords.publish(new SubscriptionResumed(subscription, "BILLING_KEY_DELETED"), T.plusSeconds(50))));
+
+        // dead-lettered at first (a plan licensing did not know yet, a bug fixed since) and re-produced now, after the later events
+        inbox.awaitProcessed("licensing", List.of(
+                OutboxRecords.publish(new PlanUpgraded(subscription, "PRO", "PREMIUM"), T.plusSeconds(20)),
+                OutboxRecords.publish(new SubscriptionSuspended(subscription, "BILLING_KEY_DELETED"), T.plusSeconds(40))));
+
+        JsonPath license = license(guildId);
+        assertThat(license.getString("plan")).as("the upgrade wrote what no later event wrote").isEqualTo("PREMIUM");
+        assertThat(license.getString("status")).as("the resume came after the suspension").isEqualTo("ACTIVE");
+        assertThat(Instant.parse(license.getString("expiresAt"))).isEqualTo(renewedTo);
     }
 
     @Test
