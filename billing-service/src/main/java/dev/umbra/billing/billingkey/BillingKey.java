@@ -39,32 +39,11 @@ public class BillingKey extends PanacheEntityBase {
     @Column(name = "deleted_at")
     public Instant deletedAt;
 
-    /** Until when a charge with this key may still reach the gateway; its deletion waits for it. */
-    @Column(name = "charging_until")
-    public Instant chargingUntil;
-
     @Version
     public long version;
 
     public boolean deleted() {
         return deletedAt != null;
-    }
-
-    /** A charge with this key is prepared and may reach the gateway until {@code until} (each charge keeps the latest). */
-    public void chargedUntil(Instant until) {
-        if (chargingUntil == null || chargingUntil.isBefore(until)) {
-            chargingUntil = until;
-        }
-    }
-
-    /** The charge that marked the key until {@code until} has its answer: the mark goes unless a later charge extended it. */
-    public static Uni<Void> answered(UUID id, Instant until) {
-        return update("chargingUntil = null where id = ?1 and chargingUntil = ?2", id, until).replaceWithVoid();
-    }
-
-    /** Whether a charge with this key may still reach the gateway at {@code now}. */
-    public boolean beingCharged(Instant now) {
-        return chargingUntil != null && chargingUntil.isAfter(now);
     }
 
     public MaskedCard card() {
@@ -82,9 +61,9 @@ public class BillingKey extends PanacheEntityBase {
     }
 
     /**
-     * The user's live key, locked until the transaction ends, for a charge to be prepared with it: the charge marks the key
-     * ({@link #chargedUntil}), and a delete, which locks it the same way, either committed first and is seen here, or waits and
-     * then finds the mark.
+     * The user's live key, locked until the transaction ends, for a charge to be prepared with it: the charge is written on its
+     * way ({@link BillingKeyCharge}), and a delete, which locks the key the same way, either committed first and is seen here,
+     * or waits and then finds the charge.
      */
     public static Uni<BillingKey> lockLiveToCharge(UUID userId, UUID id) {
         return find("id = ?1 and userId = ?2 and deletedAt is null", id, userId).withLock(LockModeType.PESSIMISTIC_WRITE).firstResult();

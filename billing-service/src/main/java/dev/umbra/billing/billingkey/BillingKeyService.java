@@ -80,12 +80,14 @@ public class BillingKeyService {
             if (key.deleted()) {
                 return Uni.createFrom().voidItem();
             }
-            if (key.beingCharged(clock.instant())) {
-                return Uni.createFrom().failure(ProblemException.conflict("a charge with billing key " + id
-                        + " is on its way to the payment gateway; delete the key once it is answered, in a few seconds"));
-            }
-            key.deletedAt = clock.instant();
-            return outbox.publish(new BillingKeyDeleted(userId, id)).replaceWithVoid();
+            return BillingKeyCharge.anyOnTheirWay(id, clock.instant()).chain(charging -> {
+                if (charging) {
+                    return Uni.createFrom().failure(ProblemException.conflict("a charge with billing key " + id
+                            + " is on its way to the payment gateway; delete the key once it is answered, in a few seconds"));
+                }
+                key.deletedAt = clock.instant();
+                return outbox.publish(new BillingKeyDeleted(userId, id)).replaceWithVoid();
+            });
         });
     }
 

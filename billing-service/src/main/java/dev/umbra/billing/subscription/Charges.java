@@ -1,6 +1,7 @@
 package dev.umbra.billing.subscription;
 
 import dev.umbra.billing.billingkey.BillingKey;
+import dev.umbra.billing.billingkey.BillingKeyCharge;
 import dev.umbra.billing.billingkey.BillingKeyService;
 import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.billing.gateway.PaymentGatewayClient;
@@ -22,7 +23,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.LockModeType;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
 
@@ -40,8 +40,7 @@ public class Charges {
      * An attempt ready to be sent; {@code storedBefore}: stored by an earlier try, which may have sent it. Carries the gateway's
      * billing key in memory only; shows it nowhere.
      */
-    public record Prepared(UUID paymentId, UUID subscriptionId, ChargeRequest request, boolean storedBefore, UUID billingKeyId,
-            Instant chargingUntil) {
+    public record Prepared(UUID paymentId, UUID subscriptionId, ChargeRequest request, boolean storedBefore) {
 
         @Override
         public String toString() {
@@ -105,23 +104,22 @@ public class Charges {
     }
 
     /** Inside the transaction that stored {@code payment}: what the charge will send. */
-    Prepared prepare(Payment payment, BillingKey key, String orderName) {
+    Uni<Prepared> prepare(Payment payment, BillingKey key, String orderName) {
         return prepare(payment, key, orderName, false);
     }
 
     /** Inside a transaction that found {@code payment} stored by an earlier try: what sending it again as stored will send. */
-    Prepared prepareAgain(Payment payment, BillingKey key, String orderName) {
+    Uni<Prepared> prepareAgain(Payment payment, BillingKey key, String orderName) {
         return prepare(payment, key, orderName, true);
     }
 
-    private Prepared prepare(Payment payment, BillingKey key, String orderName, boolean storedBefore) {
-        // the key is locked by the caller's transaction: a delete waits for it, then finds the charge on its way and refuses,
-        // until the answer is applied or, should that never happen, the longest call is over (the database keeps microseconds)
-        Instant chargingUntil = clock.instant().plus(gatewaySettings.payment().longestCall()).truncatedTo(ChronoUnit.MICROS);
-        key.chargedUntil(chargingUntil);
+    private Uni<Prepared> prepare(Payment payment, BillingKey key, String orderName, boolean storedBefore) {
+        // the key's row is locked by the caller's transaction: a delete waits for it, then finds the charge on its way and
+        // refuses, until the answer is applied or, should that never happen, the longest call is over
         ChargeRequest request = new ChargeRequest(billingKeys.reveal(key).value(), key.userId.toString(), payment.orderId,
                 payment.idempotencyKey, payment.amount, orderName);
-        return new Prepared(payment.id, payment.subscriptionId, request, storedBefore, key.id, chargingUntil);
+        return BillingKeyCharge.onItsWay(payment.id, key.id, clock.instant().plus(gatewaySettings.payment().longestCall()))
+                .replaceWith(new Prepared(payment.id, payment.subscriptionId, request, storedBefore));
     }
 
     /**
@@ -141,12 +139,15 @@ public class Charges {
     @DatabaseGuard
     Uni<Settled> settle(Prepared prepared, ChargeOutcome outcome, WhenNotSent whenNotSent) {
         Instant now = clock.instant();
-        // locks in the order of every other path: the payment, the subscription, then the key
         return Payment.<Payment>findById(prepared.paymentId(), LockModeType.PESSIMISTIC_WRITE)
                 .chain(payment -> apply(payment, prepared.storedBefore(), outcome, whenNotSent, now)
                         .chain(status -> StoredSubscription.<StoredSubscription>findById(prepared.subscriptionId())
                                 .map(row -> new Settled(outcome, status, row.toDomain()))))
-                .call(() -> BillingKey.answered(prepared.billingKeyId(), prepared.chargingUntil()));
+                // a charge answered pending, or not at all, may still be carried out: it stays on its way until its time is up
+                .call(settled -> settled.outcome() instanceof ChargeOutcome.Accepted accepted && "IN_PROGRESS".equals(accepted.status())
+                        || settled.outcome() instanceof ChargeOutcome.Uncertain
+                        || settled.paymentStatus() == null
+                        ? Uni.createFrom().voidItem() : BillingKeyCharge.answered(prepared.paymentId()));
     }
 
     private Uni<PaymentStatus> apply(Payment payment, boolean storedBefore, ChargeOutcome outcome, WhenNotSent whenNotSent, Instant now) {

@@ -234,7 +234,7 @@ public class Renewals implements WorkHandler, KeptAttempts {
                     // commit's answer was lost): sent again as stored, under its own key, which a gateway that has it answers
                     // again; an attempt that was sent and is pending or uncertain is the callback's and reconciliation's, and
                     // its item, done, is not tried again
-                    return Uni.createFrom().item(charges.prepareAgain(stored.get(), key, orderName));
+                    return charges.prepareAgain(stored.get(), key, orderName);
                 }
                 if (!inFlight.isEmpty()) {
                     return Uni.createFrom().failure(new UpgradeInFlight());
@@ -242,7 +242,7 @@ public class Renewals implements WorkHandler, KeptAttempts {
                 Payment attempt = Payment.attempt(subscription.id(), charge.period(), Payment.PERIOD, charge.idempotencyKey(),
                         charge.amount(), now);
                 attempt.keptForResend = true;
-                return attempt.persistAndFlush().map(persisted -> charges.prepare(attempt, key, orderName));
+                return attempt.persistAndFlush().chain(persisted -> charges.prepare(attempt, key, orderName));
             });
         });
     }

@@ -77,7 +77,7 @@ public class SubscriptionService {
                                 first.amount(), now);
                         return StoredSubscription.create(opened, now).persistAndFlush()
                                 .chain(() -> attempt.persistAndFlush())
-                                .map(stored -> charges.prepare(attempt, key, plan.name() + " subscription"));
+                                .chain(stored -> charges.prepare(attempt, key, plan.name() + " subscription"));
                     });
         });
     }
@@ -178,7 +178,8 @@ public class SubscriptionService {
                     // what the amount was priced from: its success is judged against this quote, not the plan it finds then
                     attempt.quotedFromPlan = quote.fromPlan();
                     return attempt.persistAndFlush()
-                            .map(stored -> new PlanChange(subscription, charges.prepare(attempt, key, "Upgrade to " + to.name()), null));
+                            .chain(stored -> charges.prepare(attempt, key, "Upgrade to " + to.name()))
+                            .map(prepared -> new PlanChange(subscription, prepared, null));
                 });
             });
         });

@@ -160,16 +160,19 @@ class BillingKeysIT {
         UUID key = newKey(user);
         gateway.answerLate(1, Duration.ofMillis(1_500));
         ExecutorService client = Executors.newSingleThreadExecutor();
-        Future<Integer> subscribed = client.submit(() -> BillingFixtures.subscribe(user, Snowflakes.random(), "PRO", key).statusCode());
-        await().atMost(WAIT).until(() -> db.count("""
-                select count(*) from payment p join subscription s on s.id = p.subscription_id
-                where s.user_id = ? and p.status = 'IN_PROGRESS'""", user) == 1);
+        try {
+            Future<Integer> subscribed = client.submit(() -> BillingFixtures.subscribe(user, Snowflakes.random(), "PRO", key).statusCode());
+            await().atMost(WAIT).until(() -> db.count("""
+                    select count(*) from payment p join subscription s on s.id = p.subscription_id
+                    where s.user_id = ? and p.status = 'IN_PROGRESS'""", user) == 1);
 
-        // the charge is on its way: the key stays, and says why
-        given().auth().oauth2(Tokens.user(user.toString())).when().delete("/users/{userId}/billing-keys/{id}", user, key)
-                .then().statusCode(409).contentType("application/problem+json");
-        assertThat(subscribed.get()).isEqualTo(201);
-        client.shutdown();
+            // the charge is on its way: the key stays, and says why
+            given().auth().oauth2(Tokens.user(user.toString())).when().delete("/users/{userId}/billing-keys/{id}", user, key)
+                    .then().statusCode(409).contentType("application/problem+json");
+            assertThat(subscribed.get()).isEqualTo(201);
+        } finally {
+            client.shutdown();
+        }
 
         // answered: the key goes, and nothing is charged with it from then on
         given().auth().oauth2(Tokens.user(user.toString())).when().delete("/users/{userId}/billing-keys/{id}", user, key)
