@@ -35,11 +35,12 @@ public class License extends PanacheEntityBase {
             insert into license (license_id, guild_id, plan, status, suspension_reason, paid_plan, subscription_id, expires_at, expired,
                 pending_plan, pending_plan_at, bot_kicked_at, subscription_suspended_at, subscription_suspension_reason, deleted_at,
                 guild_event_at, guild_event_sequence, subscription_event_at, subscription_event_sequence, subscription_event_committed_at,
-                plan_event_at, plan_event_sequence, suspension_event_at, suspension_event_sequence, updated_at, version)
+                plan_event_at, plan_event_sequence, pending_plan_event_at, pending_plan_event_sequence, suspension_event_at,
+                suspension_event_sequence, updated_at, version)
             select *, 0 from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::timestamptz[],
                 $9::boolean[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::text[], $15::timestamptz[],
                 $16::timestamptz[], $17::int8[], $18::timestamptz[], $19::int8[], $20::timestamptz[], $21::timestamptz[], $22::int8[],
-                $23::timestamptz[], $24::int8[], $25::timestamptz[])""";
+                $23::timestamptz[], $24::int8[], $25::timestamptz[], $26::int8[], $27::timestamptz[])""";
 
     @Id
     @Column(name = "license_id")
@@ -111,6 +112,12 @@ public class License extends PanacheEntityBase {
     @Column(name = "plan_event_sequence", nullable = false)
     public long planEventSequence;
 
+    @Column(name = "pending_plan_event_at")
+    public Instant pendingPlanEventAt;
+
+    @Column(name = "pending_plan_event_sequence", nullable = false)
+    public long pendingPlanEventSequence;
+
     @Column(name = "suspension_event_at")
     public Instant suspensionEventAt;
 
@@ -156,6 +163,8 @@ public class License extends PanacheEntityBase {
                 column(created, l -> l.subscriptionEventCommittedAt, Instant[]::new),
                 column(created, l -> l.planEventAt, Instant[]::new),
                 column(created, l -> l.planEventSequence, Long[]::new),
+                column(created, l -> l.pendingPlanEventAt, Instant[]::new),
+                column(created, l -> l.pendingPlanEventSequence, Long[]::new),
                 column(created, l -> l.suspensionEventAt, Instant[]::new),
                 column(created, l -> l.suspensionEventSequence, Long[]::new),
                 column(created, l -> l.updatedAt, Instant[]::new)};
@@ -174,7 +183,7 @@ public class License extends PanacheEntityBase {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
                 botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, mark(guildEventSequence, guildEventAt, null),
                 mark(subscriptionEventSequence, subscriptionEventAt, subscriptionEventCommittedAt), mark(planEventSequence, planEventAt, null),
-                mark(suspensionEventSequence, suspensionEventAt, null));
+                mark(pendingPlanEventSequence, pendingPlanEventAt, null), mark(suspensionEventSequence, suspensionEventAt, null));
     }
 
     private static StreamMark mark(long sequence, Instant at, Instant committedAt) {
@@ -204,6 +213,8 @@ public class License extends PanacheEntityBase {
         subscriptionEventCommittedAt = state.subscriptionEvent() == null ? null : state.subscriptionEvent().committedAt();
         planEventAt = state.planEvent() == null ? null : state.planEvent().at();
         planEventSequence = state.planEvent() == null ? 0 : state.planEvent().sequence();
+        pendingPlanEventAt = state.pendingPlanEvent() == null ? null : state.pendingPlanEvent().at();
+        pendingPlanEventSequence = state.pendingPlanEvent() == null ? 0 : state.pendingPlanEvent().sequence();
         suspensionEventAt = state.suspensionEvent() == null ? null : state.suspensionEvent().at();
         suspensionEventSequence = state.suspensionEvent() == null ? 0 : state.suspensionEvent().sequence();
         updatedAt = now;

@@ -4,6 +4,7 @@ import dev.umbra.events.StreamMark;
 import dev.umbra.events.plan.Plan;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.UUID;
 
 /**
@@ -21,7 +22,7 @@ public final class LicenseRules {
     public static LicenseState botInstalled(LicenseState license, String guildId, StreamMark at) {
         if (license == null) {
             return new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null,
-                    null, null, null, null, at, null, null, null);
+                    null, null, null, null, at, null, null, null, null);
         }
         if (staleForGuild(license, at)) {
             return license;
@@ -42,7 +43,7 @@ public final class LicenseRules {
             // a guild deleted before licensing heard of it (kicked while its install was unseen, then deleted): kept as a
             // tombstone, so that a subscription event arriving after it finds the guild gone, as it would have in the other order
             return new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null, null, null, null, at.at(), at, null,
-                    null, null);
+                    null, null, null);
         }
         if (license.deletedAt() != null) {
             return license;
@@ -63,7 +64,7 @@ public final class LicenseRules {
             Instant periodEnd, StreamMark at) {
         LicenseState base = license != null ? license
                 : new LicenseState(UUID.randomUUID(), guildId, null, null, null, false, null, null, null, null, null, null, null, null,
-                        null, null);
+                        null, null, null);
         if (license != null && (subscriptionId.equals(license.subscriptionId()) || staleForSubscription(license, subscriptionId, at))) {
             return license;
         }
@@ -128,24 +129,44 @@ public final class LicenseRules {
         return license.withSubscriptionSuspension(null, null).withSuspensionEvent(at);
     }
 
+    /** The paid plan is {@code newPlan} now, and a pending downgrade is off. */
     public static LicenseState planUpgraded(LicenseState license, UUID subscriptionId, Plan newPlan, StreamMark at) {
         if (!follows(license, subscriptionId, at, Fields.PLAN)) {
             return license;
         }
-        return license.withPaid(newPlan, subscriptionId, license.expiresAt(), license.expired(), null, null)
-                .withPlanEvent(at);
+        return planNow(license, subscriptionId, newPlan, at);
+    }
+
+    /**
+     * The paid plan becomes {@code plan} and no downgrade is pending, each unless a later event of the subscription set it
+     * (an event redriven late: a downgrade for the next period that came after it still stands).
+     */
+    private static LicenseState planNow(LicenseState license, UUID subscriptionId, Plan plan, StreamMark at) {
+        boolean paidSetSince = license.planEvent() != null && at.before(license.planEvent());
+        boolean pendingSetSince = license.pendingPlanEvent() != null && at.before(license.pendingPlanEvent());
+        return license.withPaid(paidSetSince ? license.paidPlan() : plan, subscriptionId, license.expiresAt(), license.expired(),
+                        pendingSetSince ? license.pendingPlan() : null, pendingSetSince ? license.pendingPlanAt() : null)
+                .withPlanMarks(paidSetSince ? license.planEvent() : at, pendingSetSince ? license.pendingPlanEvent() : at)
+                .withSubscriptionEvent(at);
     }
 
     /** A downgrade takes effect at {@code effectiveAt}: now if that has passed, else the sweeper applies it then. */
     public static LicenseState planDowngraded(LicenseState license, UUID subscriptionId, Plan newPlan, Instant effectiveAt,
             StreamMark at, Instant now) {
-        if (!follows(license, subscriptionId, at, Fields.PLAN)) {
+        if (!follows(license, subscriptionId, at, downgradeFields(effectiveAt, now))) {
             return license;
         }
-        LicenseState downgraded = effectiveAt.isAfter(now)
-                ? license.withPaid(license.paidPlan(), subscriptionId, license.expiresAt(), license.expired(), newPlan, effectiveAt)
-                : license.withPaid(newPlan, subscriptionId, license.expiresAt(), license.expired(), null, null);
-        return downgraded.withPlanEvent(at);
+        if (!effectiveAt.isAfter(now)) {
+            return planNow(license, subscriptionId, newPlan, at);
+        }
+        return license.withPaid(license.paidPlan(), subscriptionId, license.expiresAt(), license.expired(), newPlan, effectiveAt)
+                .withPlanMarks(license.planEvent(), at)
+                .withSubscriptionEvent(at);
+    }
+
+    /** What a downgrade writes: the pending plan when it takes effect later, else the paid plan now (as an upgrade does). */
+    public static Fields downgradeFields(Instant effectiveAt, Instant now) {
+        return effectiveAt.isAfter(now) ? Fields.PENDING_PLAN : Fields.PLAN;
     }
 
     // --- time ---------------------------------------------------------------------------------
@@ -154,7 +175,9 @@ public final class LicenseRules {
     public static LicenseState sweep(LicenseState license, Instant now, Duration grace) {
         LicenseState swept = license;
         if (swept.pendingPlanAt() != null && !swept.pendingPlanAt().isAfter(now)) {
-            swept = swept.withPaid(swept.pendingPlan(), swept.subscriptionId(), swept.expiresAt(), swept.expired(), null, null);
+            // the paid plan is now the downgrade's: an older plan event redriven later does not undo it
+            swept = swept.withPaid(swept.pendingPlan(), swept.subscriptionId(), swept.expiresAt(), swept.expired(), null, null)
+                    .withPlanMarks(LicenseState.later(swept.planEvent(), swept.pendingPlanEvent()), swept.pendingPlanEvent());
         }
         if (swept.paidPlan() != null && !swept.expired() && swept.expiresAt() != null && swept.expiresAt().plus(grace).isBefore(now)) {
             swept = swept.withPaid(swept.paidPlan(), swept.subscriptionId(), swept.expiresAt(), true, swept.pendingPlan(), swept.pendingPlanAt());
@@ -178,15 +201,24 @@ public final class LicenseRules {
     /**
      * What of a license an event of its subscription writes. Billing writes a subscription's events in order, but one
      * dead-lettered and redriven comes after later ones: it is older only than those that wrote the same fields, and applies
-     * over the others. Its plan and billing's suspension of it are each set by the latest event that set them; the paid period
-     * only moves forward, and an end is final, so those apply in any order.
+     * over the others. Its paid plan, its pending downgrade and billing's suspension of it are each set by the latest event
+     * that set them; the paid period only moves forward, and an end is final, so those apply in any order.
      */
     public enum Fields {
-        PLAN, SUSPENSION, PERIOD_OR_END;
+        /** The paid plan now, and with it the pending downgrade (cleared): an upgrade, a downgrade that takes effect at once. */
+        PLAN,
+        /** A downgrade for later. */
+        PENDING_PLAN,
+        SUSPENSION,
+        PERIOD_OR_END;
 
+        /** The latest event an event of these fields must not be older than; null: none. */
         StreamMark latest(LicenseState license) {
             return switch (this) {
-                case PLAN -> license.planEvent();
+                // older than both: nothing of it would apply
+                case PLAN -> license.planEvent() == null || license.pendingPlanEvent() == null ? null
+                        : license.planEvent().before(license.pendingPlanEvent()) ? license.planEvent() : license.pendingPlanEvent();
+                case PENDING_PLAN -> license.pendingPlanEvent();
                 case SUSPENSION -> license.suspensionEvent();
                 case PERIOD_OR_END -> null;
             };
@@ -195,13 +227,24 @@ public final class LicenseRules {
 
     /** An event of the license's own subscription, still running, and not older than the latest one that wrote the same fields. */
     private static boolean follows(LicenseState license, UUID subscriptionId, StreamMark at, Fields fields) {
-        return license != null && subscriptionId.equals(license.subscriptionId()) && license.paidPlan() != null
-                && !staleForSubscription(license, subscriptionId, at, fields);
+        return license != null && subscriptionId.equals(license.subscriptionId()) && olderInSubscriptionStream(license, subscriptionId, at, fields) == null;
     }
 
     /** An event of the guild's stream older than the latest one applied: a redriven dead letter, say. */
     static boolean staleForGuild(LicenseState license, StreamMark at) {
         return license.guildEvent() != null && at.before(license.guildEvent());
+    }
+
+    /** Why an event of the guild's stream changes nothing ({@link #staleForGuild}), or null. */
+    static String olderInGuildStream(LicenseState license, StreamMark at) {
+        return staleForGuild(license, at) ? "older than the guild's latest event applied (" + describe(license.guildEvent()) + ")" : null;
+    }
+
+    /** Why a subscription's start changes nothing ({@link #staleForSubscription(LicenseState, UUID, StreamMark)}), or null. */
+    static String olderStart(LicenseState license, UUID subscriptionId, StreamMark at) {
+        return staleForSubscription(license, subscriptionId, at)
+                ? "older than the latest event applied of the license's subscription " + license.subscriptionId() + " (" + describe(license.subscriptionEvent()) + ")"
+                : null;
     }
 
     /**
@@ -222,10 +265,24 @@ public final class LicenseRules {
      * (by sequence within the subscription).
      */
     static boolean staleForSubscription(LicenseState license, UUID subscriptionId, StreamMark at, Fields fields) {
+        return olderInSubscriptionStream(license, subscriptionId, at, fields) != null;
+    }
+
+    /** Why an event of {@code subscriptionId} that writes {@code fields} changes nothing, or null: stale, or its subscription ended. */
+    static String olderInSubscriptionStream(LicenseState license, UUID subscriptionId, StreamMark at, Fields fields) {
         if (!subscriptionId.equals(license.subscriptionId())) {
-            return staleForSubscription(license, subscriptionId, at);
+            return olderStart(license, subscriptionId, at);
+        }
+        if (license.paidPlan() == null) {
+            return "its subscription ended (" + describe(license.subscriptionEvent()) + ")";
         }
         StreamMark latest = fields.latest(license);
-        return latest != null && at.before(latest);
+        return latest != null && at.before(latest)
+                ? "older than the latest event of its subscription that set its " + fields.name().toLowerCase(Locale.ROOT).replace('_', ' ') + " (" + describe(latest) + ")"
+                : null;
+    }
+
+    private static String describe(StreamMark mark) {
+        return "sequence " + mark.sequence() + ", occurred " + mark.at();
     }
 }

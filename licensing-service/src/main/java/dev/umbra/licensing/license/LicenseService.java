@@ -39,7 +39,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -76,20 +76,20 @@ public class LicenseService {
         return changeAll(installs.stream().map(install -> {
             StreamMark at = StreamMark.of(install.envelope());
             return new Change(install.event().guildId(), license -> LicenseRules.botInstalled(license, install.event().guildId(), at),
-                    license -> LicenseRules.staleForGuild(license, at), install.envelope(), install.traceContext());
+                    license -> LicenseRules.olderInGuildStream(license, at), install.envelope(), install.traceContext());
         }).toList());
     }
 
     Uni<Void> onBotKicked(BotKicked event, EventEnvelope envelope) {
         StreamMark at = StreamMark.of(envelope);
-        return change(event.guildId(), license -> LicenseRules.botKicked(license, at), license -> LicenseRules.staleForGuild(license, at),
+        return change(event.guildId(), license -> LicenseRules.botKicked(license, at), license -> LicenseRules.olderInGuildStream(license, at),
                 envelope);
     }
 
     /** A deletion is final: however late it comes, it applies. */
     Uni<Void> onGuildDeleted(GuildDeleted event, EventEnvelope envelope) {
         StreamMark at = StreamMark.of(envelope);
-        return change(event.guildId(), license -> LicenseRules.guildDeleted(license, event.guildId(), at), license -> false, envelope);
+        return change(event.guildId(), license -> LicenseRules.guildDeleted(license, event.guildId(), at), license -> null, envelope);
     }
 
     Uni<Void> onSubscriptionStarted(SubscriptionStarted event, EventEnvelope envelope) {
@@ -97,7 +97,7 @@ public class LicenseService {
         StreamMark at = StreamMark.of(envelope);
         return change(event.guildId(), license -> LicenseRules.subscriptionStarted(license, event.guildId(),
                 event.subscriptionId(), plan, event.periodEnd(), at),
-                license -> LicenseRules.staleForSubscription(license, event.subscriptionId(), at), envelope);
+                license -> LicenseRules.olderStart(license, event.subscriptionId(), at), envelope);
     }
 
     Uni<Void> onPaymentSucceeded(PaymentSucceeded event, EventEnvelope envelope) {
@@ -140,8 +140,9 @@ public class LicenseService {
     Uni<Void> onPlanDowngraded(PlanDowngraded event, EventEnvelope envelope) {
         Plan plan = known(event.newPlan());
         StreamMark at = StreamMark.of(envelope);
-        return changeForSubscription(event.subscriptionId(), envelope, LicenseRules.Fields.PLAN, license -> LicenseRules.planDowngraded(license,
-                event.subscriptionId(), plan, event.effectiveAt(), at, clock.instant()));
+        Instant now = clock.instant();
+        return changeForSubscription(event.subscriptionId(), envelope, LicenseRules.downgradeFields(event.effectiveAt(), now), license ->
+                LicenseRules.planDowngraded(license, event.subscriptionId(), plan, event.effectiveAt(), at, now));
     }
 
     @WithSession
@@ -157,7 +158,7 @@ public class LicenseService {
         return save(license, before, after).replaceWith(after);
     }
 
-    private Uni<Void> change(String guildId, UnaryOperator<LicenseState> rule, Predicate<LicenseState> stale, EventEnvelope envelope) {
+    private Uni<Void> change(String guildId, UnaryOperator<LicenseState> rule, Function<LicenseState, String> stale, EventEnvelope envelope) {
         return changeAll(List.of(new Change(guildId, rule, stale, envelope, TraceContext.current())));
     }
 
@@ -169,16 +170,16 @@ public class LicenseService {
                 return Uni.createFrom().failure(new RejectedEventException(
                         "subscription " + subscriptionId + " is unknown: its SubscriptionStarted was never applied"));
             }
-            return change(guildId.get(), rule, license -> LicenseRules.staleForSubscription(license, subscriptionId, at, fields), envelope);
+            return change(guildId.get(), rule, license -> LicenseRules.olderInSubscriptionStream(license, subscriptionId, at, fields), envelope);
         });
     }
 
     /**
      * A rule to apply to a guild's license; when the event it comes from is older than what the license
-     * already applied of the same stream ({@code stale}), the rule would change nothing and the event is
-     * skipped, counted and logged.
+     * already applied of the same stream, or its subscription ended ({@code stale} says why, else null), the rule
+     * would change nothing and the event is skipped, counted and logged.
      */
-    private record Change(String guildId, UnaryOperator<LicenseState> rule, Predicate<LicenseState> stale, EventEnvelope envelope,
+    private record Change(String guildId, UnaryOperator<LicenseState> rule, Function<LicenseState, String> stale, EventEnvelope envelope,
             String traceContext) {
     }
 
@@ -202,8 +203,9 @@ public class LicenseService {
             Map<String, Instant> sweepsDue = new LinkedHashMap<>();
             for (Change change : changes) {
                 LicenseState before = states.get(change.guildId());
-                if (before != null && change.stale().test(before)) {
-                    skipped(change.envelope(), before);
+                String stale = before == null ? null : change.stale().apply(before);
+                if (stale != null) {
+                    skipped(change.envelope(), before, stale);
                     continue;
                 }
                 LicenseState after = change.rule().apply(before);
@@ -232,11 +234,9 @@ public class LicenseService {
         });
     }
 
-    private void skipped(EventEnvelope envelope, LicenseState license) {
-        StreamMark latest = Aggregates.GUILD.equals(envelope.aggregateType()) ? license.guildEvent() : license.subscriptionEvent();
-        LOG.infof("%s %s of %s %s skipped: older (sequence %d, occurred %s) than the latest event of its stream the license of guild %s "
-                        + "applied (sequence %d, occurred %s)", envelope.eventType(), envelope.eventId(), envelope.aggregateType(),
-                envelope.aggregateId(), envelope.sequence(), envelope.occurredAt(), license.guildId(), latest.sequence(), latest.at());
+    private void skipped(EventEnvelope envelope, LicenseState license, String why) {
+        LOG.infof("%s %s of %s %s (sequence %d, occurred %s) skipped for the license of guild %s: %s", envelope.eventType(), envelope.eventId(),
+                envelope.aggregateType(), envelope.aggregateId(), envelope.sequence(), envelope.occurredAt(), license.guildId(), why);
         Counter.builder("umbra.licensing.events.skipped").description("Events older than what the license already applied of their stream")
                 .tag("event_type", envelope.eventType()).register(registry).increment();
     }

@@ -21,8 +21,9 @@ import java.util.UUID;
  * @param guildEvent               where the latest guild event applied stands in the guild's stream, to ignore older ones
  * @param subscriptionEvent        where the latest subscription event applied stands; of the subscription
  *                                 {@code subscriptionId} (set together with it), against which another subscription's events are ordered
- * @param planEvent                where the latest event of the subscription that set its plan stands (started, upgraded,
- *                                 downgraded), to ignore older ones of those
+ * @param planEvent                where the latest event of the subscription that set its paid plan stands (started,
+ *                                 upgraded, downgraded at once; a pending downgrade the sweeper applied), to ignore older ones
+ * @param pendingPlanEvent         the same for its pending downgrade (started, upgraded, downgraded)
  * @param suspensionEvent          where the latest event of the subscription that set billing's suspension stands (started,
  *                                 suspended, resumed), to ignore older ones of those
  */
@@ -42,6 +43,7 @@ public record LicenseState(
         StreamMark guildEvent,
         StreamMark subscriptionEvent,
         StreamMark planEvent,
+        StreamMark pendingPlanEvent,
         StreamMark suspensionEvent) {
 
     public static final String BOT_KICKED = "BOT_KICKED";
@@ -80,46 +82,50 @@ public record LicenseState(
             Instant pendingPlanAt) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
                 botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, subscriptionEvent, planEvent,
-                suspensionEvent);
+                pendingPlanEvent, suspensionEvent);
     }
 
     LicenseState withGuildStream(Instant botKickedAt, Instant deletedAt, StreamMark guildEvent) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
                 botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, subscriptionEvent, planEvent,
-                suspensionEvent);
+                pendingPlanEvent, suspensionEvent);
     }
 
     LicenseState withSubscriptionSuspension(Instant suspendedAt, String reason) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, suspendedAt, reason, deletedAt, guildEvent, subscriptionEvent, planEvent, suspensionEvent);
+                botKickedAt, suspendedAt, reason, deletedAt, guildEvent, subscriptionEvent, planEvent, pendingPlanEvent, suspensionEvent);
     }
 
     /** A subscription starts: every mark of the subscription stream begins at its first event. */
     LicenseState withSubscriptionStartedAt(StreamMark at) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, at, at, at);
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, at, at, at, at);
     }
 
     /** An event of the subscription applied: the latest one stays the subscription's mark, whatever the order they came in. */
     LicenseState withSubscriptionEvent(StreamMark at) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
                 botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, later(subscriptionEvent, at),
-                planEvent, suspensionEvent);
+                planEvent, pendingPlanEvent, suspensionEvent);
     }
 
-    LicenseState withPlanEvent(StreamMark at) {
+    /** Where the paid plan's and the pending downgrade's latest writers stand now. */
+    LicenseState withPlanMarks(StreamMark paid, StreamMark pending) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
-                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, later(subscriptionEvent, at),
-                at, suspensionEvent);
+                botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, subscriptionEvent,
+                paid, pending, suspensionEvent);
     }
 
     LicenseState withSuspensionEvent(StreamMark at) {
         return new LicenseState(licenseId, guildId, paidPlan, subscriptionId, expiresAt, expired, pendingPlan, pendingPlanAt,
                 botKickedAt, subscriptionSuspendedAt, subscriptionSuspensionReason, deletedAt, guildEvent, later(subscriptionEvent, at),
-                planEvent, at);
+                planEvent, pendingPlanEvent, at);
     }
 
-    private static StreamMark later(StreamMark latest, StreamMark at) {
+    static StreamMark later(StreamMark latest, StreamMark at) {
+        if (at == null) {
+            return latest;
+        }
         return latest != null && at.before(latest) ? latest : at;
     }
 }

@@ -98,6 +98,54 @@ class LicenseConvergenceTest {
         assertThat(outcomes).hasSize(1);
     }
 
+    /** Subscription flows with plan changes beside the period and the suspension, each event of which may be redriven late. */
+    static List<Flow> redrivenFlows() {
+        Step installed = at("BotInstalled", l -> LicenseRules.botInstalled(l, GUILD, mark(T)));
+        Step started = at("SubscriptionStarted", l -> LicenseRules.subscriptionStarted(l, GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, mark(T.plusSeconds(60))));
+        Step upgraded = at("PlanUpgraded", l -> LicenseRules.planUpgraded(l, SUBSCRIPTION, Plan.PREMIUM, mark(T.plus(Duration.ofDays(1)))));
+        Step suspended = at("SubscriptionSuspended", l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BILLING_KEY_DELETED", mark(T.plus(Duration.ofDays(2)))));
+        Step resumed = at("SubscriptionResumed", l -> LicenseRules.subscriptionResumed(l, SUBSCRIPTION, mark(T.plus(Duration.ofDays(3)))));
+        Step renewed = at("PaymentSucceeded", l -> LicenseRules.paymentSucceeded(l, SUBSCRIPTION, RENEWED_END, mark(T.plus(Duration.ofDays(30)))));
+        Step downgraded = at("PlanDowngraded", l -> LicenseRules.planDowngraded(l, SUBSCRIPTION, Plan.PRO, RENEWED_END,
+                mark(T.plus(Duration.ofDays(31))), T.plus(Duration.ofDays(31))));
+        Step suspendedAgain = at("SubscriptionSuspended again", l -> LicenseRules.subscriptionSuspended(l, SUBSCRIPTION, "BILLING_KEY_DELETED",
+                mark(T.plus(Duration.ofDays(32)))));
+        Step canceledNow = at("SubscriptionCanceled now", l -> LicenseRules.subscriptionCanceled(l, SUBSCRIPTION, false, mark(T.plus(Duration.ofDays(33)))));
+        return List.of(
+                new Flow("5 plan changes, a suspension lifted, a renewal", List.of(installed),
+                        List.of(started, upgraded, suspended, resumed, renewed, downgraded, suspendedAgain)),
+                new Flow("6 the same, then canceled", List.of(installed),
+                        List.of(started, upgraded, suspended, resumed, renewed, downgraded, canceledNow)));
+    }
+
+    /**
+     * An event dead-lettered and redriven after every later event of its subscription (the start excepted: what follows it
+     * is dead-lettered with it, its subscription unknown) leaves the license billing's order leaves.
+     */
+    @ParameterizedTest
+    @MethodSource("redrivenFlows")
+    void aSubscriptionEventRedrivenAfterTheLaterOnesEndsInTheLicenseOfBillingsOrder(Flow flow) {
+        List<Step> inOrder = new ArrayList<>(flow.guildTopic());
+        inOrder.addAll(flow.subscriptionTopic());
+        Object expected = observable(applied(inOrder));
+        for (int late = 1; late < flow.subscriptionTopic().size() - 1; late++) {
+            List<Step> order = new ArrayList<>(flow.guildTopic());
+            List<Step> subscription = new ArrayList<>(flow.subscriptionTopic());
+            Step redriven = subscription.remove(late);
+            order.addAll(subscription);
+            order.add(redriven);
+            assertThat(observable(applied(order))).as("%s redriven last in flow %s", redriven, flow).isEqualTo(expected);
+        }
+    }
+
+    static LicenseState applied(List<Step> order) {
+        LicenseState license = null;
+        for (Step step : order) {
+            license = step.rule().apply(license);
+        }
+        return license;
+    }
+
     /** What anyone can see of a license; its id is random and so not part of it. */
     static Object observable(LicenseState license) {
         return List.of(String.valueOf(license.plan()), String.valueOf(license.status()), String.valueOf(license.suspensionReason()),

@@ -344,6 +344,23 @@ class LicenseRulesTest {
     }
 
     @Test
+    void anUpgradeRedrivenAfterALaterDowngradeForTheNextPeriodAppliesNowAndLeavesTheDowngradePendingOrAppliedBySweeper() {
+        LicenseState paid = LicenseRules.subscriptionStarted(free(), GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, new StreamMark(1, T0.plusSeconds(10)));
+        // billing: upgraded to PREMIUM (2), then a downgrade back to PRO from the period's end (3); the upgrade is redriven last
+        LicenseState downgraded = LicenseRules.planDowngraded(paid, SUBSCRIPTION, Plan.PRO, PERIOD_END, new StreamMark(3, T0.plusSeconds(30)),
+                T0.plusSeconds(30));
+        LicenseState upgraded = LicenseRules.planUpgraded(downgraded, SUBSCRIPTION, Plan.PREMIUM, new StreamMark(2, T0.plusSeconds(20)));
+        assertThat(upgraded.plan()).isEqualTo(Plan.PREMIUM);
+        assertThat(upgraded.pendingPlan()).isEqualTo(Plan.PRO);
+        assertThat(upgraded.pendingPlanAt()).isEqualTo(PERIOD_END);
+
+        // the same upgrade redriven after the sweeper applied that downgrade: too late, PRO stays
+        LicenseState swept = LicenseRules.sweep(downgraded, PERIOD_END.plusSeconds(1), GRACE);
+        assertThat(swept.plan()).isEqualTo(Plan.PRO);
+        assertThat(LicenseRules.planUpgraded(swept, SUBSCRIPTION, Plan.PREMIUM, new StreamMark(2, T0.plusSeconds(20)))).isEqualTo(swept);
+    }
+
+    @Test
     void aSuspensionRedrivenAfterAPlanChangeOfItsSubscriptionAppliesAndTheResumeThatFollowedItStillDecides() {
         LicenseState paid = LicenseRules.subscriptionStarted(free(), GUILD, SUBSCRIPTION, Plan.PRO, PERIOD_END, new StreamMark(1, T0.plusSeconds(10)));
         LicenseState upgraded = LicenseRules.planUpgraded(paid, SUBSCRIPTION, Plan.PREMIUM, new StreamMark(3, T0.plusSeconds(30)));
