@@ -60,6 +60,9 @@ public sealed interface ChargeOutcome {
         if (failure instanceof CircuitBreakerOpenException) {
             return new SurelyNotArrived("circuit open", true, answeredBefore);
         }
+        if (failure instanceof SendWindowClosed) {
+            return new SurelyNotArrived(failure.getMessage(), false, answeredBefore);
+        }
         if (failure instanceof GatewayFault fault && fault.surelyNotArrived()) {
             return new SurelyNotArrived(fault.getMessage(), false, answeredBefore || fault.answered());
         }

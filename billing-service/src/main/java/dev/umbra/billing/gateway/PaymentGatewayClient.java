@@ -96,12 +96,17 @@ public class PaymentGatewayClient {
     }
 
     /** Charges a billing key; never fails: every failure is classified. */
-    public Uni<ChargeOutcome> charge(ChargeRequest charge) {
+    /**
+     * Charges once, whatever the guard's tries; no try starts once {@link System#nanoTime()} has passed {@code sendBefore}
+     * (the charge's time to reach the gateway, after which its billing key may be deleted): such a call is not sent.
+     */
+    public Uni<ChargeOutcome> charge(ChargeRequest charge, long sendBefore) {
         JsonObject body = new JsonObject().put("customerKey", charge.customerKey()).put("orderId", charge.orderId())
                 .put("amount", charge.amount()).put("orderName", charge.orderName());
         AnsweredUnprocessed answered = new AnsweredUnprocessed();
-        return payment.call(() -> answered.watch(send(paymentClient.postAbs(url("/v1/billing/" + segment(charge.billingKey())))
-                        .putHeader("Idempotency-Key", charge.idempotencyKey()), settings.payment(), body)))
+        return payment.call(() -> System.nanoTime() - sendBefore >= 0 ? Uni.createFrom().failure(new SendWindowClosed())
+                        : answered.watch(send(paymentClient.postAbs(url("/v1/billing/" + segment(charge.billingKey())))
+                                .putHeader("Idempotency-Key", charge.idempotencyKey()), settings.payment(), body)))
                 .map(answer -> {
                     if (answer.statusCode() == 200) {
                         JsonObject accepted = answer.bodyAsJsonObject();

@@ -46,9 +46,14 @@ public interface PaymentGatewaySettings {
 
         /** The longest one call can take with all the guard's tries: each connect and read timing out, each backoff at its longest. */
         default Duration longestCall() {
+            return lastTryStartsWithin().plus(connectTimeout()).plus(readTimeout());
+        }
+
+        /** How long after a call's start its last try can start at the latest: every earlier try and backoff at its longest. */
+        default Duration lastTryStartsWithin() {
             Duration oneTry = connectTimeout().plus(readTimeout());
             Duration backoff = retry().maxDelay().plus(retry().jitter());
-            return oneTry.multipliedBy(retry().maxRetries() + 1L).plus(backoff.multipliedBy(retry().maxRetries()));
+            return oneTry.plus(backoff).multipliedBy(retry().maxRetries());
         }
     }
 

@@ -40,7 +40,7 @@ public class Charges {
      * An attempt ready to be sent; {@code storedBefore}: stored by an earlier try, which may have sent it. Carries the gateway's
      * billing key in memory only; shows it nowhere.
      */
-    public record Prepared(UUID paymentId, UUID subscriptionId, ChargeRequest request, boolean storedBefore) {
+    public record Prepared(UUID paymentId, UUID subscriptionId, ChargeRequest request, boolean storedBefore, long sendBefore) {
 
         @Override
         public String toString() {
@@ -115,11 +115,14 @@ public class Charges {
 
     private Uni<Prepared> prepare(Payment payment, BillingKey key, String orderName, boolean storedBefore) {
         // the key's row is locked by the caller's transaction: a delete waits for it, then finds the charge on its way and
-        // refuses, until the answer is applied or, should that never happen, the longest call is over
+        // refuses, until the answer is applied or, should that never happen, the longest call is over; and no try of the call
+        // starts so late that it could outlast that (a slow commit, a wait for a connection, a pause eat into the time)
+        PaymentGatewaySettings.Client client = gatewaySettings.payment();
+        long sendBefore = System.nanoTime() + client.lastTryStartsWithin().toNanos();
         ChargeRequest request = new ChargeRequest(billingKeys.reveal(key).value(), key.userId.toString(), payment.orderId,
                 payment.idempotencyKey, payment.amount, orderName);
-        return BillingKeyCharge.onItsWay(payment.id, key.id, clock.instant().plus(gatewaySettings.payment().longestCall()))
-                .replaceWith(new Prepared(payment.id, payment.subscriptionId, request, storedBefore));
+        return BillingKeyCharge.onItsWay(payment.id, key.id, clock.instant().plus(client.longestCall()))
+                .replaceWith(new Prepared(payment.id, payment.subscriptionId, request, storedBefore, sendBefore));
     }
 
     /**
@@ -127,7 +130,7 @@ public class Charges {
      * the payment meanwhile) finds the payment settled and changes nothing.
      */
     Uni<Settled> send(Prepared prepared, WhenNotSent whenNotSent) {
-        return gateway.charge(prepared.request())
+        return gateway.charge(prepared.request(), prepared.sendBefore())
                 .invoke(metrics::chargeAttempt)
                 .chain(outcome -> Uni.createFrom().deferred(() -> settle(prepared, outcome, whenNotSent))
                         // the gateway's callback settles the same payment at the same moment; both lock the payment row

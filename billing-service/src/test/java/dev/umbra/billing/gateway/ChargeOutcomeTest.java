@@ -54,6 +54,16 @@ class ChargeOutcomeTest {
     }
 
     @Test
+    void aTryNotSentBecauseTheChargesTimeIsOverSurelyDidNotArrive() {
+        assertThat(ChargeOutcome.ofFailure(new SendWindowClosed(), false)).isInstanceOfSatisfying(ChargeOutcome.SurelyNotArrived.class, notArrived -> {
+            assertThat(notArrived.circuitOpen()).isFalse();
+            assertThat(notArrived.answeredUnprocessed()).isFalse();
+        });
+        assertThat(ChargeOutcome.ofFailure(new SendWindowClosed(), true)).isInstanceOfSatisfying(ChargeOutcome.SurelyNotArrived.class,
+                notArrived -> assertThat(notArrived.answeredUnprocessed()).isTrue());
+    }
+
+    @Test
     void aReadTimeoutAResetOrAnythingUnknownIsUncertain() {
         assertThat(ChargeOutcome.ofFailure(GatewayFault.of(new NoStackTraceTimeoutException("timeout")), false)).isInstanceOf(ChargeOutcome.Uncertain.class);
         assertThat(ChargeOutcome.ofFailure(GatewayFault.of(new SocketException("Connection reset")), false)).isInstanceOf(ChargeOutcome.Uncertain.class);

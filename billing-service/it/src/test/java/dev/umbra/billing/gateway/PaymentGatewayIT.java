@@ -86,6 +86,23 @@ class PaymentGatewayIT {
     }
 
     @Test
+    void noTryStartsOnceTheChargesTimeIsOverAndTheCallSaysItWasAnswered500IfAnEarlierTryWas() {
+        assertThat(charge(newOrder(), System.nanoTime() - 1)).isInstanceOfSatisfying(ChargeOutcome.SurelyNotArrived.class,
+                notArrived -> assertThat(notArrived.answeredUnprocessed()).isFalse());
+        assertThat(gateway.received()).isEmpty();
+
+        // answered 500 after 400 ms, so the guard's retry would start after the time: not sent, and the call was answered 500
+        gateway.respondAfter(Duration.ofMillis(400), Duration.ofMillis(400));
+        gateway.failNext(1, 500);
+        String order = newOrder();
+        assertThat(charge(order, System.nanoTime() + Duration.ofMillis(200).toNanos())).isInstanceOfSatisfying(ChargeOutcome.SurelyNotArrived.class,
+                notArrived -> assertThat(notArrived.answeredUnprocessed()).isTrue());
+        assertThat(gateway.chargeAttempts()).isEqualTo(1);
+        assertThat(gateway.chargesOf(order)).isEmpty();
+        assertThat(circuits.currentState(GatewayGuards.PAYMENT)).isEqualTo(CircuitBreakerState.CLOSED);
+    }
+
+    @Test
     void refusedAndTimedOutConnectsSurelyDidNotArrive() {
         gateway.refuseConnections();
         assertThat(charge(newOrder())).isInstanceOf(ChargeOutcome.SurelyNotArrived.class);
@@ -127,7 +144,8 @@ class PaymentGatewayIT {
         String order = newOrder();
         String idempotencyKey = UUID.randomUUID().toString();
         List<ChargeOutcome> outcomes = Uni.join().all(IntStream.range(0, 8)
-                        .mapToObj(i -> client.charge(new ChargeRequest(billingKey, customer, order, idempotencyKey, 9_900, "PRO")))
+                        .mapToObj(i -> client.charge(new ChargeRequest(billingKey, customer, order, idempotencyKey, 9_900, "PRO"),
+                                System.nanoTime() + Duration.ofMinutes(1).toNanos()))
                         .toList())
                 .andCollectFailures().await().atMost(WAIT);
         gateway.recover();
@@ -197,7 +215,11 @@ class PaymentGatewayIT {
     }
 
     private ChargeOutcome charge(String order) {
-        return client.charge(new ChargeRequest(billingKey, customer, order, order + ":1", 9_900, "PRO")).await().atMost(WAIT);
+        return charge(order, System.nanoTime() + Duration.ofMinutes(1).toNanos());
+    }
+
+    private ChargeOutcome charge(String order, long sendBefore) {
+        return client.charge(new ChargeRequest(billingKey, customer, order, order + ":1", 9_900, "PRO"), sendBefore).await().atMost(WAIT);
     }
 
     private static String newOrder() {

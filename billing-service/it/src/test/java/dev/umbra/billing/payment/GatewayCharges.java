@@ -53,7 +53,8 @@ public final class GatewayCharges implements AutoCloseable {
     }
 
     public ChargeOutcome charge(String orderId, long amount) {
-        return client.charge(new ChargeRequest(billingKey, customer, orderId, "idem-" + orderId, amount, "PRO")).await().atMost(WAIT);
+        return client.charge(new ChargeRequest(billingKey, customer, orderId, "idem-" + orderId, amount, "PRO"), System.nanoTime() + WAIT.toNanos())
+                .await().atMost(WAIT);
     }
 
     /** The key of an accepted charge. */
