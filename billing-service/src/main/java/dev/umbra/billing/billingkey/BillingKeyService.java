@@ -80,7 +80,7 @@ public class BillingKeyService {
             if (key.deleted()) {
                 return Uni.createFrom().voidItem();
             }
-            return BillingKeyCharge.anyOnTheirWay(id, clock.instant()).chain(charging -> {
+            return BillingKeyCharge.anyOnTheirWay(id).chain(charging -> {
                 if (charging) {
                     return Uni.createFrom().failure(ProblemException.conflict("a charge with billing key " + id
                             + " is on its way to the payment gateway; delete the key once it is answered, in a few seconds"));

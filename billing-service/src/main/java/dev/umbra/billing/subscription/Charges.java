@@ -121,7 +121,7 @@ public class Charges {
         long sendBefore = System.nanoTime() + client.lastTryStartsWithin().toNanos();
         ChargeRequest request = new ChargeRequest(billingKeys.reveal(key).value(), key.userId.toString(), payment.orderId,
                 payment.idempotencyKey, payment.amount, orderName);
-        return BillingKeyCharge.onItsWay(payment.id, key.id, clock.instant().plus(client.longestCall()))
+        return BillingKeyCharge.onItsWay(payment.id, key.id, client.longestCall())
                 .replaceWith(new Prepared(payment.id, payment.subscriptionId, request, storedBefore, sendBefore));
     }
 
