@@ -69,12 +69,24 @@ public class GatewayGuards {
                     .delay(circuit.delay().toMillis(), ChronoUnit.MILLIS)
                     .successThreshold(circuit.halfOpenCalls())
                     .when(error -> error instanceof GatewayFault)
-                    .onStateChange(next -> LOG.warnf("[%s circuit breaker] %s -> %s", name, state.getAndSet(next), next))
+                    .onStateChange(next -> changed(name, state.getAndSet(next), next))
                     .done()
                 .build();
         SlowCalls slowCalls = new SlowCalls(client.slowCallThreshold(), circuit.window());
         registry.gauge("umbra.payment_gateway.slow_call_rate", Tags.of("name", name), slowCalls, SlowCalls::rate);
         return new GatewayGuard(name, breaker, retried, slowCalls, state::get);
+    }
+
+    /**
+     * An opening is the news an operator acts on; a trial call letting it close again is good news, and logs at INFO, so
+     * that a circuit opened by one fault and closed by the next calls is one WARN, not three.
+     */
+    private static void changed(String name, CircuitBreakerState previous, CircuitBreakerState next) {
+        if (next == CircuitBreakerState.OPEN) {
+            LOG.warnf("[%s circuit breaker] %s -> %s: gateway calls are refused until a trial call succeeds", name, previous, next);
+        } else {
+            LOG.infof("[%s circuit breaker] %s -> %s", name, previous, next);
+        }
     }
 
     private static boolean surelyNotArrived(Throwable error) {
