@@ -35,7 +35,7 @@ final class Drain {
      * {@code curve}: (seconds since launch, lag).
      */
     record Result(String service, long backlog, boolean drained, Duration launchToEmpty, long claimed, Duration claiming,
-                  List<double[]> curve) {
+                  long transactions, List<double[]> curve) {
 
         /** Events claimed per second, from the first batch transaction's start to the last one's. */
         double eventsPerSecond() {
@@ -43,9 +43,10 @@ final class Drain {
         }
 
         String report() {
-            return String.format("drain of %s: %,d events at launch, %s in %.1f s from launch; %,d claimed in %.2f s (first → last claim): %,.0f events/s",
-                    service, backlog, drained ? "drained" : "NOT drained", launchToEmpty.toMillis() / 1000.0, claimed,
-                    claiming.toMillis() / 1000.0, eventsPerSecond());
+            return String.format("drain of %s: %,d events at launch, %s in %.1f s from launch; %,d claimed in %.2f s (first → last claim) "
+                    + "by %,d transactions (%.0f events each): %,.0f events/s", service, backlog, drained ? "drained" : "NOT drained",
+                    launchToEmpty.toMillis() / 1000.0, claimed, claiming.toMillis() / 1000.0, transactions,
+                    transactions == 0 ? 0.0 : (double) claimed / transactions, eventsPerSecond());
         }
     }
 
@@ -82,12 +83,14 @@ final class Drain {
         starter.join();
         boolean drained = empty > 0;
         long end = drained ? empty : System.nanoTime();
+        // processed_at is its transaction's start, the same for every event a batch transaction claimed
         String[] claims = Database.of(ServiceRegistry.named(service).database()).text("select count(*) || ' ' "
-                        + "|| coalesce(round(extract(epoch from max(processed_at) - min(processed_at)) * 1000), 0) "
+                        + "|| coalesce(round(extract(epoch from max(processed_at) - min(processed_at)) * 1000), 0) || ' ' "
+                        + "|| count(distinct processed_at) "
                         + "from processed_event where consumer = ? and processed_at >= cast(? as timestamptz)", service, launchedAt.toString())
                 .split(" ");
         return new Result(service, backlog, drained, Duration.ofNanos(end - launched), Long.parseLong(claims[0]),
-                Duration.ofMillis(Long.parseLong(claims[1])), curve);
+                Duration.ofMillis(Long.parseLong(claims[1])), Long.parseLong(claims[2]), curve);
     }
 
     /**

@@ -39,7 +39,7 @@ class DrainBenchmark {
         };
         Path repoRoot = Benchmarks.repoRoot();
         Devstack stack = BenchStack.shared();
-        // the service as it ships (C2 compiler), plus whatever the run asks for
+        // the service as it ships (C1 only, as the images run it), plus whatever the run asks for
         System.setProperty("umbra.service.jvm-options", System.getProperty("bench.service.jvm-options", ""));
         try (LocalSystem system = LocalSystem.start(stack, repoRoot, false, List.of(service));
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers()))) {

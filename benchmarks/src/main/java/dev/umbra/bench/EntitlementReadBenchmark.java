@@ -58,8 +58,8 @@ class EntitlementReadBenchmark {
     }
 
     /**
-     * A freshly started service spends its first minute of load compiling (on two cores the C2 compiler
-     * took 0.6 of a core for over 40 s), which a service in production does not meet at full rate: the
+     * A freshly started service spends its first minute of load compiling (on two cores C2 took 0.6 of a
+     * core for over 40 s, before the services ran C1 only), which a service in production does not meet at full rate: the
      * measured run starts once it has settled. Warm-up rounds of {@code roundSeconds}, the rate doubling
      * from an eighth of {@code rate}, then {@code rate} again until a round's p99 is no more than a fifth
      * better than the round before, at most {@code bench.read-warmup-budget} seconds (120); each round is

@@ -30,7 +30,7 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
         versions.forEach((name, version) -> md.append(f("| %s | %s |%n", name, version)));
         md.append(f("| PostgreSQL settings | %s |%n", postgres.entrySet().stream().map(e -> e.getKey() + " = " + e.getValue())
                 .collect(Collectors.joining(", "))));
-        md.append("| services | the packaged jars (`quarkus-run.jar`), `-Xmx256m`, default JIT; all on the same cores as devstack and the driver |\n");
+        md.append("| services | the packaged jars (`quarkus-run.jar`), `-Xmx256m -XX:TieredStopAtLevel=1` (as the images run them); all on the same cores as devstack and the driver |\n");
         md.append(f("| devstack start | %.1f s |%n", devstackStart.toMillis() / 1000.0));
         md.append(f("| five services started together until all ready | %.1f s |%n", servicesStart.toMillis() / 1000.0));
         md.append(f("| warm-up before the first measurement (not counted) | %d min %02d s: rounds of %d s at %s |%n",

@@ -78,7 +78,7 @@ class SystemBenchmark {
     }
 
     void run() throws Exception {
-        // the services as they ship (C2 compiler), plus whatever the run asks for
+        // the services as they ship (C1 only, as the images run them), plus whatever the run asks for
         System.setProperty("umbra.service.jvm-options", System.getProperty("bench.service.jvm-options", ""));
         Path repoRoot = Benchmarks.repoRoot();
         Instant date = Instant.now();
@@ -148,7 +148,7 @@ class SystemBenchmark {
     }
 
     /**
-     * Five cold JVMs spend their first minutes of load compiling (C2 on two shared cores) and Hibernate
+     * Five cold JVMs spend their first minutes of load compiling (on two shared cores) and Hibernate
      * translating each query once, which no service in production meets at full rate. Rounds of
      * {@code warmupSeconds}, the rate doubling from 25/s up to the first measured rate, then that rate
      * again until a round holds or {@code warmupBudget} seconds have gone: the measurement starts warm,

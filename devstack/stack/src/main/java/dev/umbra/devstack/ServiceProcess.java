@@ -88,7 +88,11 @@ public final class ServiceProcess implements AutoCloseable {
         // event loop while the others start can pass Vert.x's 2 s blocked-thread warning without anything being wrong
         env.put(environmentName("quarkus.vertx.max-event-loop-execute-time"), "PT10S");
         Path log = stack.workDir().resolve(logName);
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+        // The JIT as the images set it (Dockerfile.jvm): C1 only. A service's code is framework plumbing around I/O, which C1
+        // runs as fast as C2 does here, while C2 spent half of a fresh licensing's CPU compiling through a backlog's drain
+        // (docs/benchmarks.md, "The services' JIT")
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                "-XX:TieredStopAtLevel=1"));
         // the end-to-end tests start the services with the test JVMs' options; the local run and the benchmarks do not
         command.addAll(Arrays.stream(System.getProperty("umbra.service.jvm-options", "").split(" ")).filter(o -> !o.isBlank()).toList());
         command.addAll(List.of("-jar", jar.toString()));
