@@ -24,11 +24,13 @@ import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
+import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Supplier;
 import dev.umbra.platform.inbox.TestEvents.Handling;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -142,9 +144,36 @@ class DatabaseOutageIT {
         assertThat(db.count("select count(*) from processed_event where consumer = ?", consumer)).isZero();
     }
 
-    private long trim() throws Exception {
+    @Test
+    void aTrimOfFinishedWorkThatMeetsAnOutageFailsWholeAndTheNextRunTrimsEverything() {
+        String queue = "trim-" + UUID.randomUUID().toString().substring(0, 8);
+        for (int i = 0; i < 5; i++) {
+            db.execute("insert into work_item (queue, item_key, payload, status, due_at, ready_at, created_at, finished_at) "
+                    + "values (?, ?, '{}', 'done', now() - interval '41 days', now() - interval '41 days', now() - interval '41 days', "
+                    + "now() - interval '40 days')", queue, "item-" + i);
+        }
+
+        link.cut();
         try {
-            return VertxContextSupport.subscribeAndAwait(() -> trimmer.trim());
+            assertThatThrownBy(this::trimFinishedWork).isNotNull();
+        } finally {
+            link.restore();
+        }
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> trimFinishedWork() >= 0);
+        assertThat(db.count("select count(*) from work_item where queue = ?", queue)).isZero();
+    }
+
+    private long trim() throws Exception {
+        return awaitTrim(() -> trimmer.trim());
+    }
+
+    private long trimFinishedWork() throws Exception {
+        return awaitTrim(() -> trimmer.trimFinishedWork());
+    }
+
+    private static long awaitTrim(Supplier<Uni<Long>> trim) throws Exception {
+        try {
+            return VertxContextSupport.subscribeAndAwait(trim);
         } catch (Exception e) {
             throw e;
         } catch (Throwable e) {

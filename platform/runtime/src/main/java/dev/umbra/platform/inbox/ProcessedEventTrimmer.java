@@ -16,10 +16,13 @@ import java.time.Clock;
 import org.jboss.logging.Logger;
 
 /**
- * Forgets the inbox claims older than the dedupe horizon ({@code umbra.inbox.dedupe.horizon}), a batch
- * per statement until none is left, once per {@code trim-interval}. Runs are the one item of the
- * {@value #QUEUE} work queue, so one replica trims at a time; a run cut short by an outage is simply
- * run again (each batch stands on its own).
+ * Forgets what is older than the dedupe horizon ({@code umbra.inbox.dedupe.horizon}), a batch per statement
+ * until none is left, once per {@code trim-interval}: the inbox's claims, and the work queues' done items. A done
+ * item's key refuses the same key enqueued again, and items are often keyed by the event that asked for them
+ * (a notification), so one is kept as long as the inbox remembers that event; without the trim every
+ * notification and every renewal attempt would stay in {@code work_item} for good. Dead items stay for an
+ * operator. Runs are the one item of the {@value #QUEUE} work queue, so one replica trims at a time; a run cut
+ * short by an outage is simply run again (each batch stands on its own).
  */
 @ApplicationScoped
 public class ProcessedEventTrimmer implements RecurringWork {
@@ -33,6 +36,8 @@ public class ProcessedEventTrimmer implements RecurringWork {
      */
     private static final String TRIM = "delete from processed_event where ctid in (select ctid from processed_event "
             + "where processed_at < now() - make_interval(secs => $1) limit $2 for update skip locked)";
+    private static final String TRIM_FINISHED_WORK = "delete from work_item where ctid in (select ctid from work_item "
+            + "where status = 'done' and finished_at < now() - make_interval(secs => $1) limit $2 for update skip locked)";
 
     private final Pool pool;
     private final InboxConfig.Dedupe settings;
@@ -54,7 +59,7 @@ public class ProcessedEventTrimmer implements RecurringWork {
 
     @Override
     public Uni<Outcome> handle(WorkItem item) {
-        return RecurringWork.nextRunAt(clock.instant().plus(settings.trimInterval()), trim());
+        return RecurringWork.nextRunAt(clock.instant().plus(settings.trimInterval()), trim().chain(this::trimFinishedWork));
     }
 
     /** One round of the work queue by hand: runs if the run item is due and no other replica holds it; returns 1 if it ran. */
@@ -69,16 +74,25 @@ public class ProcessedEventTrimmer implements RecurringWork {
 
     /** Deletes every claim older than the horizon, a batch at a time; returns how many. */
     Uni<Long> trim() {
-        return batchesFrom(0).invoke(trimmed -> {
+        return batchesFrom(TRIM, 0).invoke(trimmed -> {
             if (trimmed > 0) {
                 LOG.infof("inbox: forgot %d processed events older than the dedupe horizon (%s)", trimmed, settings.horizon());
             }
         });
     }
 
-    private Uni<Long> batchesFrom(long sofar) {
-        return Statements.execute(pool, TRIM, Tuple.of((double) settings.horizon().toSeconds(), settings.trimBatchSize()))
+    /** Deletes every done work item that finished before the horizon, a batch at a time; returns how many. */
+    public Uni<Long> trimFinishedWork() {
+        return batchesFrom(TRIM_FINISHED_WORK, 0).invoke(trimmed -> {
+            if (trimmed > 0) {
+                LOG.infof("work queues: deleted %d done items finished before the dedupe horizon (%s)", trimmed, settings.horizon());
+            }
+        });
+    }
+
+    private Uni<Long> batchesFrom(String statement, long sofar) {
+        return Statements.execute(pool, statement, Tuple.of((double) settings.horizon().toSeconds(), settings.trimBatchSize()))
                 .chain(rows -> rows.rowCount() < settings.trimBatchSize() ? Uni.createFrom().item(sofar + rows.rowCount())
-                        : batchesFrom(sofar + rows.rowCount()));
+                        : batchesFrom(statement, sofar + rows.rowCount()));
     }
 }
