@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /** The guarded gateway clients against devstack's payment gateway sandbox, its faults played for real. */
 @QuarkusTest
-// every fault the gateway plays is reported as the operators' alerts expect: retries and circuit transitions at WARN
+// every fault the gateway plays is reported as the operators' alerts expect: retries and circuit openings at WARN
 @ExpectedLog(category = "dev.umbra.billing.gateway.GatewayGuards")
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class PaymentGatewayIT {

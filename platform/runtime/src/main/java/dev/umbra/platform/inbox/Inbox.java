@@ -91,9 +91,9 @@ public class Inbox {
     private static final int TIMEOUTS_BEFORE_HALVING = 2;
 
     /**
-     * A batch's claims in record order (claim_order numbers the rows as they are inserted), as arrays: one statement text
-     * whatever the batch's size, so it is parsed and planned once per connection, not once per size with six
-     * parameters a record; an event twice in the batch is claimed once.
+     * A batch's claims in record order (claim_order numbers the rows as they are inserted), as six arrays: one statement
+     * text whatever the batch's size, rather than a VALUES list with six parameters a record (2,800 for a batch of 470)
+     * for the server to parse and plan; an event twice in the batch is claimed once.
      */
     private static final String CLAIM = """
             insert into processed_event (consumer, event_id, event_type, aggregate_type, aggregate_id, recorded_at)

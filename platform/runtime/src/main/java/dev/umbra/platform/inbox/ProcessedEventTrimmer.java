@@ -6,6 +6,7 @@ import dev.umbra.platform.workqueue.Outcome;
 import dev.umbra.platform.workqueue.RecurringWork;
 import dev.umbra.platform.workqueue.WorkItem;
 import dev.umbra.platform.workqueue.WorkQueue;
+import dev.umbra.platform.workqueue.WorkQueueConfig;
 import dev.umbra.platform.workqueue.WorkQueues;
 import io.quarkus.hibernate.reactive.panache.Panache;
 import io.smallrye.mutiny.Uni;
@@ -13,6 +14,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
+import java.util.Map;
 import org.jboss.logging.Logger;
 
 /**
@@ -20,9 +22,10 @@ import org.jboss.logging.Logger;
  * until none is left, once per {@code trim-interval}: the inbox's claims, and the work queues' done items. A done
  * item's key refuses the same key enqueued again, and items are often keyed by the event that asked for them
  * (a notification), so one is kept as long as the inbox remembers that event; without the trim every
- * notification and every renewal attempt would stay in {@code work_item} for good. Dead items stay for an
- * operator. Runs are the one item of the {@value #QUEUE} work queue, so one replica trims at a time; a run cut
- * short by an outage is simply run again (each batch stands on its own).
+ * notification would stay in {@code work_item} for good. Dead items stay for an operator, and so do the done
+ * items of a queue that keeps them ({@code umbra.work-queue.<queue>.keep-done}). Runs are the one item of the
+ * {@value #QUEUE} work queue, so one replica trims at a time; a run cut short by an outage is simply run again
+ * (each batch stands on its own).
  */
 @ApplicationScoped
 public class ProcessedEventTrimmer implements RecurringWork {
@@ -37,16 +40,20 @@ public class ProcessedEventTrimmer implements RecurringWork {
     private static final String TRIM = "delete from processed_event where ctid in (select ctid from processed_event "
             + "where processed_at < now() - make_interval(secs => $1) limit $2 for update skip locked)";
     private static final String TRIM_FINISHED_WORK = "delete from work_item where ctid in (select ctid from work_item "
-            + "where status = 'done' and finished_at < now() - make_interval(secs => $1) limit $2 for update skip locked)";
+            + "where status = 'done' and finished_at < now() - make_interval(secs => $1) and queue <> all($3) limit $2 "
+            + "for update skip locked)";
 
     private final Pool pool;
     private final InboxConfig.Dedupe settings;
+    private final String[] queuesKeepingDone;
     private final Clock clock;
     private final WorkQueue queue;
 
-    public ProcessedEventTrimmer(Pool pool, InboxConfig config, Clock clock, WorkQueues queues) {
+    public ProcessedEventTrimmer(Pool pool, InboxConfig config, Clock clock, WorkQueues queues, WorkQueueConfig queueSettings) {
         this.pool = pool;
         this.settings = config.dedupe();
+        this.queuesKeepingDone = queueSettings.queues().entrySet().stream().filter(queue -> queue.getValue().keepDone())
+                .map(Map.Entry::getKey).toArray(String[]::new);
         this.clock = clock;
         this.queue = queues.queue(QUEUE);
     }
@@ -74,7 +81,7 @@ public class ProcessedEventTrimmer implements RecurringWork {
 
     /** Deletes every claim older than the horizon, a batch at a time; returns how many. */
     Uni<Long> trim() {
-        return batchesFrom(TRIM, 0).invoke(trimmed -> {
+        return batchesFrom(TRIM, Tuple.of(horizonSeconds(), settings.trimBatchSize()), 0).invoke(trimmed -> {
             if (trimmed > 0) {
                 LOG.infof("inbox: forgot %d processed events older than the dedupe horizon (%s)", trimmed, settings.horizon());
             }
@@ -83,16 +90,20 @@ public class ProcessedEventTrimmer implements RecurringWork {
 
     /** Deletes every done work item that finished before the horizon, a batch at a time; returns how many. */
     public Uni<Long> trimFinishedWork() {
-        return batchesFrom(TRIM_FINISHED_WORK, 0).invoke(trimmed -> {
+        return batchesFrom(TRIM_FINISHED_WORK, Tuple.of(horizonSeconds(), settings.trimBatchSize(), queuesKeepingDone), 0).invoke(trimmed -> {
             if (trimmed > 0) {
                 LOG.infof("work queues: deleted %d done items finished before the dedupe horizon (%s)", trimmed, settings.horizon());
             }
         });
     }
 
-    private Uni<Long> batchesFrom(String statement, long sofar) {
-        return Statements.execute(pool, statement, Tuple.of((double) settings.horizon().toSeconds(), settings.trimBatchSize()))
+    private Uni<Long> batchesFrom(String statement, Tuple arguments, long sofar) {
+        return Statements.execute(pool, statement, arguments)
                 .chain(rows -> rows.rowCount() < settings.trimBatchSize() ? Uni.createFrom().item(sofar + rows.rowCount())
-                        : batchesFrom(statement, sofar + rows.rowCount()));
+                        : batchesFrom(statement, arguments, sofar + rows.rowCount()));
+    }
+
+    private double horizonSeconds() {
+        return settings.horizon().toSeconds();
     }
 }

@@ -60,5 +60,13 @@ public interface WorkQueueConfig {
         /** Off for a queue a test drives by hand. */
         @WithDefault("true")
         boolean polling();
+
+        /**
+         * Done items stay for good instead of being deleted once they finished before the dedupe horizon
+         * ({@code ProcessedEventTrimmer}): for a queue whose done item must go on refusing its key, such as billing's
+         * renewals, where it keeps a sent attempt from being sent again while the gateway's answer is awaited.
+         */
+        @WithDefault("false")
+        boolean keepDone();
     }
 }

@@ -47,6 +47,10 @@ class RetryRulesTest {
             public boolean polling() {
                 return true;
             }
+
+            public boolean keepDone() {
+                return false;
+            }
         };
     }
 
