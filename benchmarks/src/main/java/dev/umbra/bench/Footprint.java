@@ -124,6 +124,20 @@ final class Footprint {
         }
     }
 
+    /** Busy time of all processors since boot, in clock ticks ({@code /proc/stat}: everything but idle and iowait). */
+    static long busyTicks() {
+        try {
+            String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long busy = 0;
+            for (int i = 1; i < cpu.length && i <= 8; i++) {
+                busy += i == 4 || i == 5 ? 0 : Long.parseLong(cpu[i]);
+            }
+            return busy;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     private static String first(Pattern pattern, String text) {
         Matcher matcher = pattern.matcher(text);
         return matcher.find() ? matcher.group(1) : "?";

@@ -211,8 +211,10 @@ class SystemBenchmark {
     }
 
     /**
-     * Until every consumer group has caught up (at most a minute), then two more seconds: a part measured
-     * while the last one's backlog is still being worked off measures both.
+     * Until every consumer group has caught up (at most a minute), then until the processors have been quiet for three
+     * seconds in a row (at most another minute): a part measured while the last one's backlog is still being worked off
+     * measures both, and a backlog is more than consumer lag (a service still answering queued requests, its outbox
+     * still streamed, work queues such as Discord messages still being worked).
      */
     private static void settle(Admin admin) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -223,7 +225,25 @@ class SystemBenchmark {
         if (lag > 0) {
             System.out.println("settle: still " + lag + " events behind after a minute; measuring anyway");
         }
-        Thread.sleep(2000);
+        awaitQuietProcessors();
+    }
+
+    /** Quiet: under a quarter of the processors busy over each of three one-second windows in a row. */
+    private static void awaitQuietProcessors() throws InterruptedException {
+        int processors = Runtime.getRuntime().availableProcessors();
+        double ticksPerSecond = 100; // /proc/stat counts USER_HZ, 100 a second on Linux
+        long started = System.nanoTime();
+        long deadline = started + Duration.ofSeconds(60).toNanos();
+        int quietSeconds = 0;
+        double busy = Double.NaN;
+        while (quietSeconds < 3 && System.nanoTime() < deadline) {
+            long before = Footprint.busyTicks();
+            Thread.sleep(1000);
+            busy = (Footprint.busyTicks() - before) / ticksPerSecond;
+            quietSeconds = busy < processors / 4.0 ? quietSeconds + 1 : 0;
+        }
+        System.out.printf("settle: %s after %.0f s (%.2f processors busy in the last second)%n", quietSeconds >= 3 ? "quiet" : "still busy",
+                (System.nanoTime() - started) / 1e9, busy);
     }
 
     private void begin(String part) {
