@@ -82,8 +82,8 @@ public final class DevstackCli {
         Runtime.getRuntime().removeShutdownHook(killStarted);
 
         System.out.printf("devstack up in %d ms (logs in %s)%n", stack.startTime().toMillis(), stack.workDir());
-        System.out.printf("  postgres       %s  user %s  password %s%n", stack.postgres().jdbcUrl("<service>"),
-                stack.postgres().user(), stack.postgres().password());
+        System.out.printf("  postgres       %s  user %s  password in %s%n", stack.postgres().jdbcUrl("<service>"),
+                stack.postgres().user(), stack.workDir().resolve("pg-password"));
         System.out.printf("  kafka          %s%n", stack.kafka().bootstrapServers());
         System.out.printf("  kafka connect  %s/connectors%n", stack.connect().url());
         System.out.printf("  discord (sandbox) %s  (GET /sandbox/messages; POST /sandbox/faults {\"mode\":\"fail\"|\"hang\"|\"rate-limit\"|\"reject\"|\"lose-create-answers\"|\"none\"})%n",
@@ -99,11 +99,10 @@ public final class DevstackCli {
             }
         }
         writeTokens(stack, tokens);
-        System.out.printf("  bot token      %s%n", stack.jwt().mint("discord-bot", List.of("bot"), JwtKeys.MAX_LIFETIME));
-        System.out.printf("  admin token    %s%n", stack.jwt().mint("local-admin", List.of("admin"), JwtKeys.MAX_LIFETIME));
-        System.out.printf("  (tokens expire in %d minutes: services accept none that lives longer; fresh ones are written to%n"
-                + "   %s every %d minutes: source it for BOT_TOKEN and ADMIN_TOKEN)%n",
-                JwtKeys.MAX_LIFETIME.toMinutes(), repoRoot.relativize(tokens), TOKEN_REFRESH.toMinutes());
+        // The console is often a shared terminal, a CI log or a screen share: secrets go to owner-only files, not to it.
+        System.out.printf("  tokens         source %s for BOT_TOKEN and ADMIN_TOKEN (rewritten every %d minutes; a token lives%n"
+                + "                 %d minutes: services accept none that lives longer)%n",
+                repoRoot.relativize(tokens), TOKEN_REFRESH.toMinutes(), JwtKeys.MAX_LIFETIME.toMinutes());
         ScheduledExecutorService refresher = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "token-refresher");
             thread.setDaemon(true);
