@@ -17,6 +17,7 @@ import dev.umbra.events.guild.BotInstalled;
 import dev.umbra.events.guild.BotKicked;
 import dev.umbra.events.guild.GuildDeleted;
 import dev.umbra.events.plan.Plan;
+import dev.umbra.platform.inbox.AfterCommit;
 import dev.umbra.platform.inbox.Delivered;
 import dev.umbra.platform.inbox.RejectedEventException;
 import dev.umbra.platform.outbox.OutboxWriter;
@@ -235,10 +236,13 @@ public class LicenseService {
     }
 
     private void skipped(EventEnvelope envelope, LicenseState license, String why) {
-        LOG.infof("%s %s of %s %s (sequence %d, occurred %s) skipped for the license of guild %s: %s", envelope.eventType(), envelope.eventId(),
-                envelope.aggregateType(), envelope.aggregateId(), envelope.sequence(), envelope.occurredAt(), license.guildId(), why);
-        Counter.builder("umbra.licensing.events.skipped").description("Events older than what the license already applied of their stream")
-                .tag("event_type", envelope.eventType()).register(registry).increment();
+        AfterCommit.run(() -> {
+            LOG.infof("%s %s of %s %s (sequence %d, occurred %s) skipped for the license of guild %s: %s", envelope.eventType(),
+                    envelope.eventId(), envelope.aggregateType(), envelope.aggregateId(), envelope.sequence(), envelope.occurredAt(),
+                    license.guildId(), why);
+            Counter.builder("umbra.licensing.events.skipped").description("Events older than what the license already applied of their stream")
+                    .tag("event_type", envelope.eventType()).register(registry).increment();
+        });
     }
 
     /** The sweeper's change of a loaded license. */

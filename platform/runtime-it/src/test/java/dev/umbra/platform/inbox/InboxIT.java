@@ -148,6 +148,10 @@ class InboxIT {
         }
         assertThat(consumer.attemptsFor(failingGuild)).isEqualTo(3);
         assertThat(claims(db, List.of(failing, rejected, undecodable))).isZero();
+        // the records before the culprit were applied twice (the batch's try rolled back), reported once
+        assertThat(good).allSatisfy(id -> assertThat(consumer.reportsOf(id)).as("reports of %s", id).isEqualTo(1));
+        assertThat(consumer.reportsOf(failing)).isZero();
+        assertThat(consumer.reportsOf(rejected)).isZero();
     }
 
     /**
@@ -205,6 +209,7 @@ class InboxIT {
         assertThat(applications(db, List.of(unlucky))).as("applied once its races passed").isEqualTo(1);
         assertThat(claims(db, List.of(unlucky))).isEqualTo(1);
         assertThat(consumer.attemptsFor(unluckyGuild)).isEqualTo(5);
+        assertThat(consumer.reportsOf(unlucky)).as("reported by the one try of five that committed").isEqualTo(1);
     }
 
     /**

@@ -24,6 +24,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
  * its transaction claimed, past a statement timeout from four on.
  * Any other guild is recorded in {@code applied_event}. BotInstalled has a handler of one event,
  * BotKicked a handler of runs of events ({@link BatchEventHandler}) that behaves the same per event.
+ * Every try of a handler reports its event {@link AfterCommit after the commit}, which only the try that commits does.
  */
 @ApplicationScoped
 public class TestConsumer {
@@ -36,6 +37,7 @@ public class TestConsumer {
     private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
     private final CompletableFuture<Void> release = new CompletableFuture<>();
     private final AtomicInteger longestRun = new AtomicInteger();
+    private final Map<UUID, AtomicInteger> reported = new ConcurrentHashMap<>();
 
     public TestConsumer(Inbox inbox) {
         this.inbox = inbox;
@@ -65,6 +67,11 @@ public class TestConsumer {
         return attempts.getOrDefault(guildId, new AtomicInteger()).get();
     }
 
+    /** How many of the event's handler tries reported it after their transaction committed. */
+    int reportsOf(UUID eventId) {
+        return reported.getOrDefault(eventId, new AtomicInteger()).get();
+    }
+
     /** The most BotKicked events applied in one call of the handler of runs since the last time it was asked. */
     int longestRunSinceAsked() {
         return longestRun.getAndSet(0);
@@ -77,6 +84,7 @@ public class TestConsumer {
 
     private Uni<Void> apply(String guildId, UUID eventId) {
         attempts.computeIfAbsent(guildId, id -> new AtomicInteger()).incrementAndGet();
+        AfterCommit.run(() -> reported.computeIfAbsent(eventId, id -> new AtomicInteger()).incrementAndGet());
         return switch (guildId.substring(guildId.length() - 2)) {
             case "99" -> Uni.createFrom().failure(new RejectedEventException("guild " + guildId + " is refused"));
             case "98" -> Uni.createFrom().failure(new IllegalStateException("guild " + guildId + " always fails"));

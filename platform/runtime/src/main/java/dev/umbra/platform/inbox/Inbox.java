@@ -138,7 +138,7 @@ public class Inbox {
         for (List<ConsumerRecord<?, byte[]>> records : byPartition.values()) {
             Context own = VertxContext.createNewDuplicatedContext(arrival);
             VertxContextSafetyToggle.setContextSafe(own, true);
-            Run run = new Run(consumer, onContext(own));
+            Run run = new Run(consumer, own);
             List<Item> items = records.stream().map(record -> Item.of(record, handlers)).toList();
             Uni<Void> partition = Uni.createFrom().voidItem().emitOn(run.context);
             for (int from = 0; from < items.size(); from += config.batchSize()) {
@@ -216,11 +216,13 @@ public class Inbox {
     /** The work on one partition of a batch: its consumer and the Vert.x context every transaction runs on. */
     private final class Run {
         private final String consumer;
+        private final Context own;
         private final Executor context;
 
-        Run(String consumer, Executor context) {
+        Run(String consumer, Context own) {
             this.consumer = consumer;
-            this.context = context;
+            this.own = own;
+            this.context = onContext(own);
         }
 
         /** Applies the items in order, however many attempts and splits that takes. */
@@ -360,9 +362,11 @@ public class Inbox {
 
         private Uni<Void> applyInOneTransaction(List<Item> items, boolean together) {
             Set<Item> applied = records(List.of());
+            List<Runnable> afterCommit = AfterCommit.open(own);
             return Panache.withTransaction(() -> claim(items)
                             .onFailure().transform(error -> new AttemptFailed(-1, error))
                             .chain(claimed -> applyInOrder(items, claimed, applied, 0, together)))
+                    .onTermination().invoke((ignored, failure, cancelled) -> AfterCommit.close(own, afterCommit, failure == null && !cancelled))
                     .invoke(() -> {
                         for (Item item : items) {
                             boolean wasApplied = applied.contains(item);
