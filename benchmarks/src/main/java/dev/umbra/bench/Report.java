@@ -63,7 +63,7 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
         md.append(f("### Write path (%d connections, closed loop, %d s after 3 s warm-up; pgbench the same statements, %d clients, %d s)%n%n",
                 write.connections(), write.seconds(), write.pgbenchClients(), write.seconds()));
         md.append("| | throughput | p50 | p99 | max | errors | load avg |\n|---|---|---|---|---|---|---|\n");
-        md.append(f("| POST /guilds/{id}/installation (201s; licensing and audit stopped, guild and Debezium running) | %.0f/s | %s | %s | %s | %d | %s |%n",
+        md.append(f("| POST /guilds/{id}/installation (201s; guild's consumers stopped: licensing, audit, billing, recovery; guild and Debezium running) | %.0f/s | %s | %s | %s | %d | %s |%n",
                 write.installsPerSecond(), ms(write.http().millis(50)), ms(write.http().millis(99)), ms(write.http().maxMillis()),
                 write.http().errors(), load("write")));
         if (write.http().errors() > 0) {
@@ -95,7 +95,7 @@ record Report(Instant date, String machine, double loadBefore, Map<String, doubl
         timelineRow(md, "a small guild (a different one each request)", timeline.small(), "");
         md.append("\n");
 
-        md.append(f("### Backlog drain (the write path's installs plus %,d BotInstalled produced to umbra.guild, licensing and audit stopped)%n%n",
+        md.append(f("### Backlog drain (the write path's installs plus %,d BotInstalled produced to umbra.guild, guild's consumers stopped; billing and recovery started again after it)%n%n",
                 settings.drainEvents()));
         md.append("| consumer | backlog at launch | launch → lag 0 (start-up, group join, offsets committed every 5 s) | events claimed | first → last claim | events/s claimed | load avg |\n|---|---|---|---|---|---|---|\n");
         for (Drain.Result d : drains) {
