@@ -20,10 +20,10 @@ class JvmImagesTest {
 
     private static final Path ROOT = Path.of(System.getProperty("umbra.repo.root", "..")).toAbsolutePath().normalize();
     private static final Pattern ENV = Pattern.compile("(?m)^ENV ([A-Z_]+)=\"([^\"]*)\"$");
-    private static final Pattern COLLECTOR = Pattern.compile("-XX:\\+Use\\w*GC");
+    private static final Pattern COLLECTOR = Pattern.compile("-XX:\\+Use\\w*GC\\b");
 
     @Test
-    void everyServiceRunsC1OnlyWithG1NamedOnce() throws IOException {
+    void everyServiceRunsC1OnlyWithG1NamedOnceAndHalfItsMemoryLimitForTheHeap() throws IOException {
         for (UmbraService service : ServiceRegistry.SERVICES) {
             String dockerfile = Files.readString(ROOT.resolve(service.module()).resolve("src/main/docker/Dockerfile.jvm"));
             String javaOptions = env(dockerfile, "JAVA_OPTS_APPEND");
@@ -31,6 +31,11 @@ class JvmImagesTest {
             assertThat(COLLECTOR.matcher(javaOptions).find()).as("%s names no collector beside GC_CONTAINER_OPTIONS", service.module())
                     .isFalse();
             assertThat(env(dockerfile, "GC_CONTAINER_OPTIONS")).as(service.module()).isEqualTo("-XX:+UseG1GC");
+            // G1's own defaults instead of the script's tuning for the parallel collector, and a heap of half the limit
+            assertThat(env(dockerfile, "GC_MIN_HEAP_FREE_RATIO")).as(service.module()).isEqualTo("40");
+            assertThat(env(dockerfile, "GC_MAX_HEAP_FREE_RATIO")).as(service.module()).isEqualTo("70");
+            assertThat(env(dockerfile, "GC_TIME_RATIO")).as(service.module()).isEqualTo("12");
+            assertThat(env(dockerfile, "JAVA_MAX_MEM_RATIO")).as(service.module()).isEqualTo("50");
         }
     }
 

@@ -43,7 +43,7 @@ class DevstackIT {
                 assertThat(ProcessHandle.of(stack.postgres().pid()).flatMap(p -> p.info().user())).contains("nobody");
             }
             // the database password and the local tokens are for their owner's eyes only
-            assertThat(Files.getPosixFilePermissions(stack.workDir().resolve("pg-password"))).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+            assertThat(Files.getPosixFilePermissions(stack.postgres().passwordFile())).isEqualTo(PosixFilePermissions.fromString("rw-------"));
             Path tokens = stack.workDir().resolve("tokens.env");
             DevstackCli.writeTokens(stack, tokens);
             assertThat(Files.getPosixFilePermissions(tokens)).isEqualTo(PosixFilePermissions.fromString("rw-------"));

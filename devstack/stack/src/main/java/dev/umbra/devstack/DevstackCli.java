@@ -83,7 +83,7 @@ public final class DevstackCli {
 
         System.out.printf("devstack up in %d ms (logs in %s)%n", stack.startTime().toMillis(), stack.workDir());
         System.out.printf("  postgres       %s  user %s  password in %s%n", stack.postgres().jdbcUrl("<service>"),
-                stack.postgres().user(), stack.workDir().resolve("pg-password"));
+                stack.postgres().user(), stack.postgres().passwordFile());
         System.out.printf("  kafka          %s%n", stack.kafka().bootstrapServers());
         System.out.printf("  kafka connect  %s/connectors%n", stack.connect().url());
         System.out.printf("  discord (sandbox) %s  (GET /sandbox/messages; POST /sandbox/faults {\"mode\":\"fail\"|\"hang\"|\"rate-limit\"|\"reject\"|\"lose-create-answers\"|\"none\"})%n",

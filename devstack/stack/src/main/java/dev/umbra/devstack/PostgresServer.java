@@ -27,6 +27,7 @@ public final class PostgresServer implements AutoCloseable {
     static final String USER = "umbra";
     private static final String UNPRIVILEGED_USER = "nobody";
     private static final String LOG = "postgres.log";
+    private static final String PASSWORD_FILE = "pg-password";
 
     private final Path workDir;
     private final Path dataDir;
@@ -46,7 +47,7 @@ public final class PostgresServer implements AutoCloseable {
     static PostgresServer start(Path workDir, String password) {
         Path binDir = findBinaries();
         Path dataDir = workDir.resolve("postgres");
-        Path passwordFile = workDir.resolve("pg-password");
+        Path passwordFile = workDir.resolve(PASSWORD_FILE);
         Path log = workDir.resolve(LOG);
         try {
             Files.createDirectories(dataDir);
@@ -119,6 +120,11 @@ public final class PostgresServer implements AutoCloseable {
 
     public String password() {
         return password;
+    }
+
+    /** Where the password is kept for the run, readable by its owner only. */
+    public Path passwordFile() {
+        return workDir.resolve(PASSWORD_FILE);
     }
 
     public String jdbcUrl(String database) {
