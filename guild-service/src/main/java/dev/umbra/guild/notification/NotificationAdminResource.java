@@ -1,6 +1,7 @@
 package dev.umbra.guild.notification;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.umbra.platform.inbox.InboxConfig;
 import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.ProblemException;
 import dev.umbra.platform.web.Roles;
@@ -12,6 +13,7 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -35,9 +37,12 @@ public class NotificationAdminResource {
     }
 
     private final WorkQueue queue;
+    private final Duration keptFor;
 
-    public NotificationAdminResource(WorkQueues queues) {
+    public NotificationAdminResource(WorkQueues queues, InboxConfig inbox) {
         this.queue = queues.queue(NotificationDispatcher.QUEUE);
+        // done items go with the inbox's claims (ProcessedEventTrimmer): a sent notification is forgotten after the horizon
+        this.keptFor = inbox.dedupe().horizon();
     }
 
     /** The oldest 100 dead letters. */
@@ -54,7 +59,8 @@ public class NotificationAdminResource {
         return queue.revive(id).chain(revived -> revived
                 ? Uni.createFrom().item(new RetryView(id, "pending", 0))
                 : queue.status(id).chain(status -> Uni.createFrom().failure(status == null
-                        ? ProblemException.notFound("no notification " + id)
+                        ? ProblemException.notFound("no notification " + id + " (a sent one is kept for " + keptFor.toDays()
+                                + " days, a dead one until it is retried)")
                         : ProblemException.conflict("notification " + id + " is " + status + ", not a dead letter"))));
     }
 }

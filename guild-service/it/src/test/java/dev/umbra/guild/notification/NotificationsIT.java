@@ -3,6 +3,7 @@ package dev.umbra.guild.notification;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 
@@ -175,8 +176,10 @@ class NotificationsIT {
 
         given().auth().oauth2(Tokens.admin()).when().post("/admin/notifications/{id}/retry", actioned)
                 .then().statusCode(409).contentType("application/problem+json");
+        // unknown, or sent long enough ago to be forgotten: the answer says how long a sent one is kept
         given().auth().oauth2(Tokens.admin()).when().post("/admin/notifications/{id}/retry", UUID.randomUUID())
-                .then().statusCode(404).contentType("application/problem+json");
+                .then().statusCode(404).contentType("application/problem+json")
+                .body("detail", containsString("a sent one is kept for 30 days"));
         given().auth().oauth2(Tokens.bot()).when().get("/admin/notifications/dead-letters").then().statusCode(403);
     }
 
