@@ -50,6 +50,8 @@ class SystemBenchmark {
     private final int readSeconds = Integer.getInteger("bench.read-seconds", 15);
     private final int auditRows = Integer.getInteger("bench.audit-rows", 2_000_000);
     private final int timelineRate = Integer.getInteger("bench.timeline-rate", 100);
+    /** The services that consume umbra.guild; licensing and audit are the ones whose drain is measured. */
+    private static final String[] GUILD_CONSUMERS = {"licensing", "audit", "billing", "recovery"};
 
     /** Rates not run because a lower one already did not hold (a higher one would only queue for minutes). */
     private final List<Integer> skippedRates = new ArrayList<>();
@@ -200,7 +202,7 @@ class SystemBenchmark {
         Map<String, Duration> times = new LinkedHashMap<>();
         for (ServiceProcess service : system.services()) {
             String name = service.service().name();
-            stop(system, name);
+            system.stop(name);
             long launched = System.nanoTime();
             system.restart(name);
             times.put(service.name(), Duration.ofNanos(System.nanoTime() - launched));
@@ -208,12 +210,6 @@ class SystemBenchmark {
         return times;
     }
 
-    /** The services that consume umbra.guild; licensing and audit are the ones whose drain is measured. */
-    private static final String[] GUILD_CONSUMERS = {"licensing", "audit", "billing", "recovery"};
-
-    private static void stop(LocalSystem system, String name) {
-        system.services().stream().filter(s -> s.service().name().equals(name)).findFirst().orElseThrow().close();
-    }
 
     /**
      * Until every consumer group has caught up (at most a minute), then until the processors have been quiet for three
