@@ -174,8 +174,12 @@ public final class Devstack implements AutoCloseable {
     /** The settings a service needs to run against this stack, as Quarkus configuration properties. */
     public Map<String, String> serviceConfig(String database) {
         Map<String, String> config = new LinkedHashMap<>();
-        config.put("quarkus.datasource.username", postgres.user());
-        config.put("quarkus.datasource.password", postgres.password());
+        // The service runs as a role that owns nothing; its migrations run as the database's owner.
+        PostgresServer.ServiceRole role = postgres.serviceRole(database);
+        config.put("quarkus.datasource.username", role.name());
+        config.put("quarkus.datasource.password", role.password());
+        config.put("quarkus.flyway.username", postgres.user());
+        config.put("quarkus.flyway.password", postgres.password());
         config.put("quarkus.datasource.reactive.url", postgres.reactiveUrl(database));
         config.put("quarkus.datasource.jdbc.url", postgres.jdbcUrl(database));
         config.put("kafka.bootstrap.servers", kafka.bootstrapServers());

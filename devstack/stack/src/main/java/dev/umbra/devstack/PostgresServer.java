@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -12,9 +13,11 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
@@ -34,7 +37,15 @@ public final class PostgresServer implements AutoCloseable {
     private final int port;
     private final String password;
     private final List<String> command;
+    private final Map<String, ServiceRole> serviceRoles = new ConcurrentHashMap<>();
     private volatile ChildProcess process;
+
+    /**
+     * The role a service logs in as to its database: it reads and writes rows and owns nothing, so it can change
+     * no table, trigger or function. The service's migrations run as the database's owner, {@link #user()}.
+     */
+    public record ServiceRole(String name, String password) {
+    }
 
     private PostgresServer(Path workDir, Path dataDir, int port, String password, List<String> command) {
         this.workDir = workDir;
@@ -136,6 +147,7 @@ public final class PostgresServer implements AutoCloseable {
         return "postgresql://" + host() + ":" + port + "/" + database;
     }
 
+    /** Creates the database, unless it exists, and its service's role ({@link #serviceRole}). */
     public void createDatabase(String name) {
         if (!name.matches("[a-z][a-z0-9_]*")) {
             throw new IllegalArgumentException("not a database name: " + name);
@@ -148,6 +160,29 @@ public final class PostgresServer implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create database " + name, e);
         }
+        serviceRole(name);
+    }
+
+    /**
+     * The login role of the service whose database is {@code database}, {@code <database>_app}: made on first use
+     * with a password of this run (kept in memory only). Its rights in the database are the migrations' to give.
+     */
+    public ServiceRole serviceRole(String database) {
+        return serviceRoles.computeIfAbsent(database, this::createServiceRole);
+    }
+
+    private ServiceRole createServiceRole(String database) {
+        byte[] secret = new byte[16];
+        new SecureRandom().nextBytes(secret);
+        ServiceRole role = new ServiceRole(database + "_app", HexFormat.of().formatHex(secret));
+        try (Connection connection = connect("postgres"); Statement statement = connection.createStatement()) {
+            var existing = statement.executeQuery("select 1 from pg_roles where rolname = '" + role.name() + "'");
+            String verb = existing.next() ? "alter" : "create";
+            statement.execute(verb + " role " + role.name() + " login password '" + role.password() + "'");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the role " + role.name(), e);
+        }
+        return role;
     }
 
     /** Drops the replication slots and publications Debezium left behind in a database. */
@@ -170,8 +205,18 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     public Connection connect(String database) throws SQLException {
+        return connect(database, USER, password);
+    }
+
+    /** A connection as the service's role ({@link #serviceRole}), to check what the service may and may not do. */
+    public Connection connectAsService(String database) throws SQLException {
+        ServiceRole role = serviceRole(database);
+        return connect(database, role.name(), role.password());
+    }
+
+    private Connection connect(String database, String user, String password) throws SQLException {
         Properties properties = new Properties();
-        properties.setProperty("user", USER);
+        properties.setProperty("user", user);
         properties.setProperty("password", password);
         properties.setProperty("connectTimeout", "2");
         return DriverManager.getConnection(jdbcUrl(database), properties);

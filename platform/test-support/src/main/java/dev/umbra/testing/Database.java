@@ -24,13 +24,25 @@ public final class Database {
     private static final Duration STATEMENT_PATIENCE = Duration.ofSeconds(60);
 
     private final String name;
+    /** Logged in as the service's own role, which owns nothing, rather than as the database's owner. */
+    private final boolean asService;
 
-    private Database(String name) {
+    private Database(String name, boolean asService) {
         this.name = name;
+        this.asService = asService;
     }
 
+    /** The database as its owner sees it, who may do anything: for assertions and for faults a test sets up. */
     public static Database of(String name) {
-        return new Database(name);
+        return new Database(name, false);
+    }
+
+    /**
+     * The same database as its service's role sees it ({@link dev.umbra.devstack.PostgresServer#serviceRole}): for
+     * checks of what the service may and may not do.
+     */
+    public Database asService() {
+        return new Database(name, true);
     }
 
     public long count(String sql, Object... parameters) {
@@ -52,7 +64,7 @@ public final class Database {
 
     private AutoCloseable held(String sql, boolean commit, Object... parameters) {
         try {
-            Connection connection = Devstack.shared().postgres().connect(name);
+            Connection connection = connect();
             connection.setAutoCommit(false);
             try (PreparedStatement statement = connection.prepareStatement(sql)) {
                 bind(statement, parameters);
@@ -123,11 +135,12 @@ public final class Database {
 
     /** Once more on a new connection when the shared one died (a restarted server): not when the statement failed. */
     private <T> T onSharedConnection(String sql, Statements<T> statements) {
-        synchronized (LOCKS.computeIfAbsent(name, n -> new Object())) {
+        String key = asService ? name + " as its service" : name;
+        synchronized (LOCKS.computeIfAbsent(key, n -> new Object())) {
             try {
-                Connection connection = OPEN.get(name);
+                Connection connection = OPEN.get(key);
                 if (connection == null) {
-                    return statements.run(open());
+                    return statements.run(open(key));
                 }
                 try {
                     return statements.run(connection);
@@ -135,9 +148,9 @@ public final class Database {
                     if (connection.isValid(1)) {
                         throw e;
                     }
-                    OPEN.remove(name);
+                    OPEN.remove(key);
                     closeQuietly(connection);
-                    return statements.run(open());
+                    return statements.run(open(key));
                 }
             } catch (SQLException e) {
                 throw new IllegalStateException(sql, e);
@@ -145,11 +158,15 @@ public final class Database {
         }
     }
 
-    private Connection open() throws SQLException {
-        Connection connection = Devstack.shared().postgres().connect(name);
+    private Connection connect() throws SQLException {
+        return asService ? Devstack.shared().postgres().connectAsService(name) : Devstack.shared().postgres().connect(name);
+    }
+
+    private Connection open(String key) throws SQLException {
+        Connection connection = connect();
         // A statement stuck on a lock would otherwise hold up every other one on this database for good.
         connection.setNetworkTimeout(Runnable::run, (int) STATEMENT_PATIENCE.toMillis());
-        OPEN.put(name, connection);
+        OPEN.put(key, connection);
         return connection;
     }
 

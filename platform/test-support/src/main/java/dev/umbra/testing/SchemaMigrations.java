@@ -9,12 +9,13 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Collections;
+import java.util.Map;
 import java.util.Properties;
 import org.flywaydb.core.Flyway;
 
 /**
  * A service database migrated by Flyway alone (no Quarkus), with the settings every service starts with
- * (the platform runtime's defaults: its locations, out-of-order): up to a version, as the release that
+ * (the platform runtime's defaults: its locations, out-of-order; the rights of the service's role): up to a version, as the release that
  * ended there left it, then on to the last, as the next release's start would. For upgrade tests.
  */
 public final class SchemaMigrations {
@@ -61,7 +62,8 @@ public final class SchemaMigrations {
         return Flyway.configure()
                 .dataSource(postgres.jdbcUrl(database), postgres.user(), postgres.password())
                 .locations(platform.getProperty("quarkus.flyway.locations").split(","))
-                .outOfOrder(Boolean.parseBoolean(platform.getProperty("quarkus.flyway.out-of-order")));
+                .outOfOrder(Boolean.parseBoolean(platform.getProperty("quarkus.flyway.out-of-order")))
+                .placeholders(Map.of("service_role", postgres.serviceRole(database).name()));
     }
 
     private static Properties platformDefaults() {

@@ -49,6 +49,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 @ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^the audit log is append-only")
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^(permission denied for|must be owner of|the audit log keeps every)")
 @ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^permission denied for function audit_purge_default")
 class IngestIT {
 
@@ -185,20 +186,37 @@ class IngestIT {
         UUID id = UUID.randomUUID();
         KafkaProbe.produceAll(List.of(record(new BotInstalled(Snowflakes.random(), Snowflakes.random()), id, Instant.now())));
         await().atMost(WAIT).until(() -> stored(db, id) == 1);
-        assertThatThrownBy(() -> db.text("with changed as (update audit_log set event_type = 'Forged' where event_id = ? returning 1) "
+        Database service = db.asService();
+        assertThatThrownBy(() -> service.text("with changed as (update audit_log set event_type = 'Forged' where event_id = ? returning 1) "
                 + "select count(*) from changed", id)).rootCause().hasMessageContaining("append-only");
-        assertThatThrownBy(() -> db.text("with gone as (delete from audit_log where event_id = ? returning 1) select count(*) from gone", id))
+        assertThatThrownBy(() -> service.text("with gone as (delete from audit_log where event_id = ? returning 1) select count(*) from gone", id))
                 .rootCause().hasMessageContaining("append-only");
-        assertThatThrownBy(() -> db.text("with gone as (delete from audit_guild where event_id = ? returning 1) select count(*) from gone", id))
+        assertThatThrownBy(() -> service.text("with gone as (delete from audit_guild where event_id = ? returning 1) select count(*) from gone", id))
                 .rootCause().hasMessageContaining("append-only");
         String partition = db.text("select tableoid::regclass::text from audit_log where event_id = ?", id);
         for (String table : List.of("audit_log", "audit_guild", partition, "audit_log_default")) {
+            assertThatThrownBy(() -> service.execute("truncate " + table)).as(table).rootCause().hasMessageContaining("permission denied");
             assertThatThrownBy(() -> db.execute("truncate " + table)).as(table).rootCause().hasMessageContaining("append-only");
         }
-        // a month made after the migration refuses it too
-        db.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.now().plus(Duration.ofDays(400)));
+        // what would take the triggers away is the owner's alone
+        assertThatThrownBy(() -> service.execute("drop trigger no_truncate on " + partition)).rootCause().hasMessageContaining("must be owner");
+        assertThatThrownBy(() -> service.execute("alter table audit_log disable trigger all")).rootCause().hasMessageContaining("must be owner");
+        assertThatThrownBy(() -> service.execute("drop table " + partition)).rootCause().hasMessageContaining("must be owner");
+        assertThatThrownBy(() -> service.execute("alter table audit_log detach partition " + partition)).rootCause()
+                .hasMessageContaining("must be owner");
+        assertThatThrownBy(() -> service.execute("create or replace function audit_reject_change() returns trigger language plpgsql as "
+                + "$$ begin return old; end $$")).rootCause().hasMessageContaining("permission denied for schema");
+        // and the retention's functions, which run as the owner, remove nothing of the last whole month nor after it
+        assertThatThrownBy(() -> service.text("select audit_drop_month_table(?)", partition)).rootCause()
+                .hasMessageContaining("the audit log keeps every month");
+        assertThatThrownBy(() -> service.text("select audit_purge_default('audit_log', now(), 10)")).rootCause()
+                .hasMessageContaining("the audit log keeps every row");
+        // a month made after the migration refuses TRUNCATE too
+        service.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.now().plus(Duration.ofDays(400)));
         String later = "audit_log_" + DateTimeFormatter.ofPattern("yyyy_MM").withZone(ZoneOffset.UTC).format(Instant.now().plus(Duration.ofDays(400)));
         assertThatThrownBy(() -> db.execute("truncate " + later)).as(later).rootCause().hasMessageContaining("append-only");
+        assertThatThrownBy(() -> service.text("select audit_drop_month_table(?)", later)).rootCause()
+                .hasMessageContaining("the audit log keeps every month");
         assertThat(stored(db, id)).isEqualTo(1);
     }
 
