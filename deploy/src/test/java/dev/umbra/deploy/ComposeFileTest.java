@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.devstack.ComposeSecrets;
 import dev.umbra.devstack.OutboxConnectors;
+import dev.umbra.devstack.PostgresServer;
 import dev.umbra.devstack.ServiceRegistry;
 import dev.umbra.devstack.UmbraService;
 import dev.umbra.events.EventCatalog;
@@ -97,6 +98,8 @@ class ComposeFileTest {
                     .containsEntry("QUARKUS_CONFIG_LOCATIONS", "file:/run/umbra/" + service.name() + ".properties")
                     .containsEntry("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://postgres:5432/" + service.database())
                     .containsEntry("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://postgres:5432/" + service.database())
+                    .containsEntry("QUARKUS_DATASOURCE_USERNAME", PostgresServer.serviceRoleName(service.database()))
+                    .containsEntry("QUARKUS_FLYWAY_USERNAME", "umbra")
                     .containsKeys("KAFKA_BOOTSTRAP_SERVERS", "UMBRA_JWT_ISSUER", "UMBRA_JWT_AUDIENCE", "UMBRA_JWT_PUBLIC_KEY");
             assertThat(environment.get("UMBRA_JWT_PUBLIC_KEY")).startsWith("file:/run/umbra/");
             assertThat(secrets.resolve(environment.get("UMBRA_JWT_PUBLIC_KEY").substring("file:/run/umbra/".length()))).exists();
@@ -104,7 +107,7 @@ class ComposeFileTest {
             Properties secretSettings = new Properties();
             secretSettings.load(new StringReader(Files.readString(secrets.resolve(service.name() + ".properties"))));
             assertThat(secretSettings.stringPropertyNames()).as("the secrets of %s", service.module())
-                    .contains("quarkus.datasource.password")
+                    .contains("quarkus.datasource.password", "quarkus.flyway.password")
                     .allSatisfy(key -> assertThat(known).contains(ServiceConfiguration.environmentName(key)));
             Map<String, String> aliases = configuration.readFromVariables(service);
             Set<String> given = new LinkedHashSet<>(environment.keySet());
@@ -220,6 +223,22 @@ class ComposeFileTest {
             assertThat(targets).isEqualTo(ServiceRegistry.SERVICES.stream().map(s -> s.module() + ":" + s.managementPort())
                     .collect(Collectors.toSet()));
             targets.forEach(target -> assertThat(services.has(target.split(":")[0])).isTrue());
+        }
+    }
+
+    @Test
+    void postgresMakesEachServicesRoleWithThePasswordItsServiceLogsInWith() throws IOException {
+        assertThat(Files.readString(ROOT.resolve("deploy/compose/postgres-init.sql"))).contains("\\i /run/umbra/service-roles.sql");
+        assertThat(service("postgres").path("volumes").toString()).contains("secrets:/run/umbra");
+        String roles = Files.readString(secrets.resolve("service-roles.sql"));
+        String ownerPassword = Files.readString(secrets.resolve("db-password"));
+        for (UmbraService service : ServiceRegistry.SERVICES) {
+            Properties settings = new Properties();
+            settings.load(new StringReader(Files.readString(secrets.resolve(service.name() + ".properties"))));
+            assertThat(roles).as(service.name()).contains("CREATE ROLE " + PostgresServer.serviceRoleName(service.database())
+                    + " LOGIN PASSWORD '" + settings.getProperty("quarkus.datasource.password") + "';");
+            assertThat(settings.getProperty("quarkus.flyway.password")).as(service.name()).isEqualTo(ownerPassword);
+            assertThat(settings.getProperty("quarkus.datasource.password")).as(service.name()).isNotEqualTo(ownerPassword);
         }
     }
 

@@ -144,7 +144,8 @@ class KubernetesResourcesTest {
             container.path("envFrom").forEach(from -> named(resources, "ConfigMap", from.path("configMapRef").path("name").asText())
                     .path("data").fieldNames().forEachRemaining(variables::add));
             assertThat(variables).as("what %s is given", name).isNotEmpty().allSatisfy(v -> assertThat(known).as(name).contains(v));
-            assertThat(variables).as(name).contains("QUARKUS_DATASOURCE_REACTIVE_URL", "QUARKUS_DATASOURCE_PASSWORD",
+            assertThat(variables).as(name).contains("QUARKUS_DATASOURCE_REACTIVE_URL", "QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD",
+                    "QUARKUS_FLYWAY_USERNAME", "QUARKUS_FLYWAY_PASSWORD",
                     "KAFKA_BOOTSTRAP_SERVERS", "UMBRA_JWT_ISSUER", "UMBRA_JWT_PUBLIC_KEY", "UMBRA_JWT_AUDIENCE");
 
             JsonNode servicePorts = named(resources, "Service", name).path("spec").path("ports");

@@ -23,9 +23,12 @@ import java.util.stream.Collectors;
  * The secrets of a docker-compose run, made on its first start into a volume and never into the
  * repository: {@code java -cp devstack.jar dev.umbra.devstack.ComposeSecrets init <folder>} writes, once,
  * <ul>
- * <li>{@code db-password} (PostgreSQL's {@code POSTGRES_PASSWORD_FILE});</li>
+ * <li>{@code db-password} (PostgreSQL's {@code POSTGRES_PASSWORD_FILE}), the databases' owner's, which the
+ * migrations and the connectors log in with;</li>
+ * <li>{@code service-roles.sql}, which PostgreSQL's first start runs: each service's own login role, which owns
+ * nothing ({@link PostgresServer#serviceRoleName});</li>
  * <li>{@code <service>.properties}, what each service reads beyond its environment
- * ({@code QUARKUS_CONFIG_LOCATIONS}): its database password and its own secrets;</li>
+ * ({@code QUARKUS_CONFIG_LOCATIONS}): its role's and its migrations' database passwords and its own secrets;</li>
  * <li>{@code connect.env}, the connectors' {@code UMBRA_<SERVICE>_DB_PASSWORD}, and {@code sandboxes.env},
  * the sandboxes' keys, both sourced by their containers;</li>
  * <li>{@code jwt-public.pem}, the key services verify tokens with, and the private key that
@@ -65,9 +68,14 @@ public final class ComposeSecrets {
         new SecureRandom().nextBytes(encryptionKey);
         shared.put("umbra.billing-key.encryption.keys.1", Base64.getEncoder().encodeToString(encryptionKey));
 
+        StringBuilder serviceRoles = new StringBuilder();
         for (UmbraService service : ServiceRegistry.SERVICES) {
+            String servicePassword = random(18);
+            serviceRoles.append("CREATE ROLE ").append(PostgresServer.serviceRoleName(service.database()))
+                    .append(" LOGIN PASSWORD '").append(servicePassword).append("';\n");
             Map<String, String> properties = new LinkedHashMap<>();
-            properties.put("quarkus.datasource.password", databasePassword);
+            properties.put("quarkus.datasource.password", servicePassword);
+            properties.put("quarkus.flyway.password", databasePassword);
             shared.forEach((key, value) -> {
                 if (ownedBy(service, key)) {
                     properties.put(key, value);
@@ -76,6 +84,7 @@ public final class ComposeSecrets {
             Files.writeString(folder.resolve(service.name() + ".properties"), properties.entrySet().stream()
                     .map(e -> e.getKey() + "=" + e.getValue() + "\n").collect(Collectors.joining()));
         }
+        Files.writeString(folder.resolve("service-roles.sql"), serviceRoles);
         Files.writeString(folder.resolve("connect.env"), ServiceRegistry.SERVICES.stream().filter(UmbraService::hasOutbox)
                 .map(s -> "export UMBRA_" + s.name().toUpperCase(Locale.ROOT) + "_DB_PASSWORD=" + databasePassword + "\n")
                 .collect(Collectors.joining()));

@@ -164,17 +164,22 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     /**
-     * The login role of the service whose database is {@code database}, {@code <database>_app}: made on first use
+     * The login role of the service whose database is {@code database} ({@link #serviceRoleName}): made on first use
      * with a password of this run (kept in memory only). Its rights in the database are the migrations' to give.
      */
     public ServiceRole serviceRole(String database) {
         return serviceRoles.computeIfAbsent(database, this::createServiceRole);
     }
 
+    /** The name of the role a service logs in as, by its database's name: here, in docker-compose and on Kubernetes. */
+    public static String serviceRoleName(String database) {
+        return database + "_app";
+    }
+
     private ServiceRole createServiceRole(String database) {
         byte[] secret = new byte[16];
         new SecureRandom().nextBytes(secret);
-        ServiceRole role = new ServiceRole(database + "_app", HexFormat.of().formatHex(secret));
+        ServiceRole role = new ServiceRole(serviceRoleName(database), HexFormat.of().formatHex(secret));
         try (Connection connection = connect("postgres"); Statement statement = connection.createStatement()) {
             var existing = statement.executeQuery("select 1 from pg_roles where rolname = '" + role.name() + "'");
             String verb = existing.next() ? "alter" : "create";
