@@ -25,12 +25,19 @@ class ComposeSecretsTest {
         String password = Files.readString(folder.resolve("db-password"));
 
         Properties billing = properties("billing");
-        assertThat(billing.stringPropertyNames()).containsExactlyInAnyOrder("quarkus.datasource.password",
+        assertThat(billing.stringPropertyNames()).containsExactlyInAnyOrder("quarkus.datasource.password", "quarkus.flyway.password",
                 "umbra.payment-gateway.secret-key", "umbra.payment-gateway.callback-secret", "umbra.billing-key.encryption.keys.1");
         assertThat(Base64.getDecoder().decode(billing.getProperty("umbra.billing-key.encryption.keys.1"))).hasSize(32);
-        assertThat(properties("guild").stringPropertyNames()).containsExactlyInAnyOrder("quarkus.datasource.password", "umbra.discord.bot-token");
-        assertThat(properties("audit").stringPropertyNames()).containsExactly("quarkus.datasource.password");
-        assertThat(properties("licensing").getProperty("quarkus.datasource.password")).isEqualTo(password);
+        assertThat(properties("guild").stringPropertyNames()).containsExactlyInAnyOrder("quarkus.datasource.password", "quarkus.flyway.password",
+                "umbra.discord.bot-token");
+        assertThat(properties("audit").stringPropertyNames()).containsExactlyInAnyOrder("quarkus.datasource.password", "quarkus.flyway.password");
+        // the migrations run as the owner; the service as its own role, with a password of its own
+        Properties licensing = properties("licensing");
+        assertThat(licensing.getProperty("quarkus.flyway.password")).isEqualTo(password);
+        assertThat(licensing.getProperty("quarkus.datasource.password")).isNotEqualTo(password)
+                .isNotEqualTo(properties("guild").getProperty("quarkus.datasource.password"));
+        assertThat(Files.readString(folder.resolve("service-roles.sql")))
+                .contains("CREATE ROLE licensing_app LOGIN PASSWORD '" + licensing.getProperty("quarkus.datasource.password") + "';");
         assertThat(Files.readString(folder.resolve("connect.env")))
                 .contains("export UMBRA_BILLING_DB_PASSWORD=" + password).doesNotContain("AUDIT");
         assertThat(Files.readString(folder.resolve("sandboxes.env")))
