@@ -2,6 +2,7 @@ package dev.umbra.billing.subscription;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.billing.billingkey.BillingKey;
+import dev.umbra.billing.billingkey.BillingKeyCharge;
 import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.billing.payment.KeptAttempts;
 import dev.umbra.billing.payment.Payment;
@@ -179,7 +180,18 @@ public class Renewals implements WorkHandler, KeptAttempts {
                 return Outcome.done();
             });
         }).onFailure(UpgradeInFlight.class).recoverWithItem(waiting -> Outcome.deferred(waiting.getMessage(),
-                clock.instant().plus(UPGRADE_WAIT)));
+                clock.instant().plus(UPGRADE_WAIT)))
+                .onFailure(AttemptOnItsWay.class).recoverWithItem(waiting -> Outcome.deferred(waiting.getMessage(), null));
+    }
+
+    /**
+     * The period's kept attempt is being sent by another try of the item right now (one that took the lease over from a
+     * worker thought dead): its answer decides whether it is sent again, so this try waits instead of sending it alongside.
+     */
+    private static final class AttemptOnItsWay extends RuntimeException {
+        AttemptOnItsWay() {
+            super("the period's attempt is being sent by another try: this one waits for its answer", null, false, false);
+        }
     }
 
     /**
@@ -229,12 +241,19 @@ public class Renewals implements WorkHandler, KeptAttempts {
             return Charges.inFlight(subscription.id()).chain(inFlight -> {
                 String orderName = charge.planCode() + " renewal, period " + charge.period();
                 Optional<Payment> stored = inFlight.stream().filter(p -> Payment.PERIOD.equals(p.purpose) && p.period == charge.period()).findFirst();
+                if (stored.isPresent() && !stored.get().keptForResend) {
+                    // sent and answered with what may mean a charge (pending, a timeout, a reset): the callback and reconciliation
+                    // settle it by its order, and the period goes on from there. Never sent again, not by a later item of the
+                    // period after the subscription changed (a new card, a kick and a return), nor by a try that took the lease over.
+                    return Uni.createFrom().nullItem();
+                }
                 if (stored.isPresent()) {
-                    // stored by an earlier try of this item that may never have sent it (its worker died after the commit, the
-                    // commit's answer was lost): sent again as stored, under its own key, which a gateway that has it answers
-                    // again; an attempt that was sent and is pending or uncertain is the callback's and reconciliation's, and
-                    // its item, done, is not tried again
-                    return charges.prepareAgain(stored.get(), key, orderName);
+                    // stored by an earlier try that may never have sent it (its worker died after the commit, the commit's answer
+                    // was lost), or that the gateway said it did nothing with (a 500, a 429): sent again as stored, under its own
+                    // key, which a gateway that has it answers again; but not while a try is sending it
+                    Payment kept = stored.get();
+                    return BillingKeyCharge.isOnItsWay(kept.id).chain(onItsWay -> onItsWay ? Uni.createFrom().failure(new AttemptOnItsWay())
+                            : charges.prepareAgain(kept, key, orderName));
                 }
                 if (!inFlight.isEmpty()) {
                     return Uni.createFrom().failure(new UpgradeInFlight());

@@ -38,7 +38,7 @@ public final class DiscordSandbox implements AutoCloseable {
     public record Delivered(String recipientId, String content, String nonce, Instant receivedAt) {
     }
 
-    private enum Fault { NONE, FAIL, HANG, RATE_LIMIT, REJECT }
+    private enum Fault { NONE, FAIL, HANG, RATE_LIMIT, REJECT, REFUSE_TOKEN }
 
     /** The user the sandbox's bot token belongs to. */
     public static final String BOT_USER_ID = "100000000000000042";
@@ -156,6 +156,12 @@ public final class DiscordSandbox implements AutoCloseable {
         fault.set(Fault.REJECT);
     }
 
+    /** Answers 401 to the next {@code count} calls (all if negative), as Discord does to a bot token it no longer accepts. */
+    public void refuseToken(int count) {
+        faultsLeft.set(count < 0 ? Integer.MAX_VALUE : count);
+        fault.set(Fault.REFUSE_TOKEN);
+    }
+
     /**
      * The next {@code count} creates (a role or a channel) are made, then the connection is closed without
      * an answer: the client cannot know whether its create happened.
@@ -203,6 +209,7 @@ public final class DiscordSandbox implements AutoCloseable {
                                 .put("retry_after", seconds).put("global", false).toString());
                     }
                     case REJECT -> respond(exchange, 403, "{\"message\": \"Cannot send messages to this user\", \"code\": 50007}");
+                    case REFUSE_TOKEN -> respond(exchange, 401, "{\"message\": \"401: Unauthorized\", \"code\": 0}");
                     case HANG -> {
                         sleep(HANG);
                         respond(exchange, 503, "{\"message\": \"upstream unavailable\"}");

@@ -310,6 +310,11 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         faults.resets.set(count);
     }
 
+    /** As {@link #resetAfterCharge}, until {@link #recover()}, for the charges of this customer's billing keys only. */
+    public void resetAfterChargeOf(String customerKey) {
+        faults.resettingAfterCharge.add(customerKey);
+    }
+
     /** The next {@code count} cancels happen, but their answer comes only after {@code delay}. */
     public void answerCancelLate(int count, Duration delay) {
         faults.lateCancelDelay.set(delay);
@@ -494,7 +499,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             respond(exchange, 422, error("IDEMPOTENCY_KEY_REUSED", "the Idempotency-Key was used for another order or amount"));
             return;
         }
-        if (faults.take(faults.resets)) {
+        if (faults.resettingAfterCharge.contains(customerKey) || faults.take(faults.resets)) {
             front.reset(exchange.getRemoteAddress().getPort());
             exchange.close();
             return;
@@ -815,6 +820,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
         final Set<String> declinedCustomers = ConcurrentHashMap.newKeySet();
         final Set<String> failingAfterCharge = ConcurrentHashMap.newKeySet();
         final Set<String> failingCharges = ConcurrentHashMap.newKeySet();
+        final Set<String> resettingAfterCharge = ConcurrentHashMap.newKeySet();
         final AtomicReference<Latency> latency = new AtomicReference<>();
         final AtomicReference<Latency> lookupLatency = new AtomicReference<>();
 
@@ -834,6 +840,7 @@ public final class PaymentGatewaySandbox implements AutoCloseable {
             declinedCustomers.clear();
             failingAfterCharge.clear();
             failingCharges.clear();
+            resettingAfterCharge.clear();
             latency.set(null);
             lookupLatency.set(null);
         }

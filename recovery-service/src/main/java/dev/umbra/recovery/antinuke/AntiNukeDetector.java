@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.umbra.events.recovery.AntiNukeTriggered;
 import dev.umbra.platform.outbox.OutboxWriter;
+import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.storage.NativeSelects;
 import dev.umbra.platform.workqueue.WorkQueues;
 import dev.umbra.platform.readmodel.GuildPlans;
@@ -84,6 +85,7 @@ public class AntiNukeDetector {
     }
 
     /** Records the entries in order; returns the patterns they triggered. {@code ownBot}: Umbra's bot user's id. */
+    @DatabaseGuard
     @WithTransaction
     public Uni<List<String>> record(String guildId, List<Entry> entries, String ownBot) {
         List<String> triggered = new ArrayList<>();

@@ -124,6 +124,10 @@ public class AntiNukeResponse implements WorkHandler {
         if (error instanceof DiscordFault fault) {
             return Outcome.unavailable(fault.getMessage(), fault.retryAfter() == null ? null : clock.instant().plus(fault.retryAfter()));
         }
+        if (error instanceof DiscordRejection rejection && rejection.status() == 401) {
+            // the bot's token, refused for every guild alike (being rotated, say): waited out like an outage
+            return Outcome.unavailable(rejection.account(), null);
+        }
         if (error instanceof DiscordRejection rejection) {
             return Outcome.failed(rejection.getMessage());
         }

@@ -1,9 +1,9 @@
 package dev.umbra.recovery.antinuke;
 
-import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.web.DiscordId;
 import dev.umbra.platform.web.Roles;
 import dev.umbra.recovery.discord.BotUser;
+import dev.umbra.recovery.discord.DiscordFault;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.validation.Valid;
@@ -16,6 +16,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import java.time.Instant;
 import java.util.List;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /**
@@ -24,7 +25,6 @@ import org.jboss.resteasy.reactive.RestResponse;
  * (502 if Discord refuses the bot token) and stores nothing, as judging the bot's restores as a nuke would take its roles.
  */
 @Path("/guilds/{guildId}/audit-log-entries")
-@DatabaseGuard
 public class AuditLogResource {
 
     public record EntryRequest(@NotNull @DiscordId String entryId, @NotBlank @Pattern(regexp = "[A-Z_]{1,40}") String action,
@@ -50,6 +50,9 @@ public class AuditLogResource {
     public Uni<RestResponse<Recorded>> forward(@PathParam("guildId") @DiscordId String guildId, @Valid @NotNull EntriesRequest request) {
         List<AntiNukeDetector.Entry> entries = request.entries().stream()
                 .map(e -> new AntiNukeDetector.Entry(e.entryId(), e.action(), e.actorId(), e.targetId(), e.occurredAt())).toList();
-        return botUser.id().chain(ownBot -> detector.record(guildId, entries, ownBot)).map(triggered -> RestResponse.status(RestResponse.Status.ACCEPTED, new Recorded(triggered)));
+        // Discord's open circuit is Discord's (503), never counted by the database's guard, which only the record runs under
+        return botUser.id().onFailure(CircuitBreakerOpenException.class).transform(open -> DiscordFault.circuitOpen())
+                .chain(ownBot -> detector.record(guildId, entries, ownBot))
+                .map(triggered -> RestResponse.status(RestResponse.Status.ACCEPTED, new Recorded(triggered)));
     }
 }

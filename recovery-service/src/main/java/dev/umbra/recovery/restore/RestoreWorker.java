@@ -278,6 +278,10 @@ public class RestoreWorker implements WorkHandler {
     }
 
     private Uni<Outcome> afterFailedTry(WorkItem item, UUID jobId, Throwable error) {
+        if (error instanceof DiscordRejection rejection && rejection.status() == 401) {
+            // the bot's token, refused for every guild alike (being rotated, say): an outage of ours, which waits, uncounted
+            return Uni.createFrom().item(Outcome.unavailable(rejection.account(), null));
+        }
         if (error instanceof DiscordRejection || error instanceof Impossible) {
             return giveUp(item, jobId, error, failureSummary(error, 0, true));
         }

@@ -158,8 +158,9 @@ class RenewalsIT extends PayingUserTest {
         // what a try leaves when its worker dies between the attempt's commit and the charge (or the commit's answer is lost)
         String attemptKey = ChargeKeys.periodCharge(id, 1, 1);
         db.execute("""
-                insert into payment (id, subscription_id, period, purpose, order_id, idempotency_key, amount, status, attempted_at, created_at)
-                values (?, ?, 1, 'PERIOD', ?, ?, 9900, 'IN_PROGRESS', now(), now())""",
+                insert into payment (id, subscription_id, period, purpose, order_id, idempotency_key, amount, status, attempted_at, created_at,
+                                     kept_for_resend)
+                values (?, ?, 1, 'PERIOD', ?, ?, 9900, 'IN_PROGRESS', now(), now(), true)""",
                 UUID.randomUUID(), id, "pay-" + UUID.nameUUIDFromBytes(attemptKey.getBytes(StandardCharsets.UTF_8)), attemptKey);
 
         drain();
@@ -169,6 +170,34 @@ class RenewalsIT extends PayingUserTest {
         assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
         assertThat(chargesOf(id)).filteredOn(charge -> charge.idempotencyKey().equals(attemptKey)).singleElement()
                 .satisfies(charge -> assertThat(charge.amount()).isEqualTo(9_900));
+    }
+
+    @Test
+    void aRenewalWhoseAnswerWasLostIsNeverSentAgainNotEvenAfterItsSubscriptionChangedButSettledByReconciliation() throws Throwable {
+        UUID id = active();
+        clock.advance(Duration.ofDays(32));
+        String attemptKey = ChargeKeys.periodCharge(id, 1, 1);
+        gateway.resetAfterChargeOf(user.toString());
+        drain();
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("IN_PROGRESS");
+        gateway.recover();
+        // and the longest its call could take is over: nothing of it is on its way any more
+        db.execute("update billing_key_charge set until = clock_timestamp() - interval '1 second' "
+                + "where payment_id = (select id from payment where subscription_id = ? and period = 1)", id);
+
+        // the subscription changes before reconciliation has settled the charge (a new card, a kick and a return): a new item
+        // of the period comes, and so does a try that takes a lease over; neither may send the charge again
+        db.execute("update subscription set version = version + 1 where id = ?", id);
+        drain();
+        clock.advance(Duration.ofMinutes(31));
+        drain();
+        assertThat(gateway.received()).filteredOn(received -> received.isCharge() && attemptKey.equals(received.idempotencyKey()))
+                .as("the period's charge is sent once").hasSize(1);
+
+        VertxContextSupport.subscribeAndAwait(() -> reconciliation.run());
+        assertThat(db.text("select status from payment where subscription_id = ? and period = 1", id)).isEqualTo("SUCCEEDED");
+        assertThat(db.text("select status || ':' || paid_through from subscription where id = ?", id)).isEqualTo("ACTIVE:1");
+        assertThat(chargesOf(id)).filteredOn(Charge::tookMoney).hasSize(2);
     }
 
     @Test
@@ -400,6 +429,9 @@ class RenewalsIT extends PayingUserTest {
             List<Charge> renewalCharges = chargesOf(id).stream()
                     .filter(c -> c.idempotencyKey().equals(ChargeKeys.periodCharge(id, 1, 1))).toList();
             assertThat(renewalCharges).as("charges of period 1 of %s", id).hasSize(1);
+            // the sandbox keeps one charge per key whatever it is sent: what was sent is counted from its requests
+            assertThat(gateway.received()).as("requests to charge period 1 of %s", id)
+                    .filteredOn(received -> received.isCharge() && ChargeKeys.periodCharge(id, 1, 1).equals(received.idempotencyKey())).hasSize(1);
             assertThat(db.count("select count(*) from payment where subscription_id = ? and period = 1", id)).isOne();
         }
         // The sandbox resets the next two charges it receives, whoever sends them: with the moved clock the

@@ -9,6 +9,7 @@ import static dev.umbra.recovery.RecoveryFixtures.WAIT;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,15 +20,19 @@ import dev.umbra.events.Aggregates;
 import dev.umbra.events.Topics;
 import dev.umbra.platform.workqueue.WorkItem;
 import dev.umbra.platform.workqueue.WorkQueues;
+import dev.umbra.recovery.discord.BotUser;
+import dev.umbra.recovery.discord.BotUsers;
 import dev.umbra.recovery.snapshot.GuildStructure;
 import dev.umbra.testing.Database;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.InjectDevstack;
 import dev.umbra.testing.KafkaProbe;
+import dev.umbra.testing.Metrics;
 import dev.umbra.testing.Snowflakes;
 import dev.umbra.testing.Tokens;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.vertx.VertxContextSupport;
 import io.restassured.http.ContentType;
@@ -197,6 +202,20 @@ class AntiNukeIT {
     }
 
     @Test
+    void aBotTokenDiscordRefusesForMoreTriesThanAResponseHasIsWaitedOutAndTheSuspectStillLosesTheirRoles() {
+        aPlanWithAntiNukeAndTheActorAMemberWithARole();
+        // a first forward, which triggers nothing, has the service ask Discord who its bot is before the token is refused
+        forward(deletion(0)).then().statusCode(202);
+        // the queue dead-letters a response after 8 failed tries of its own: a refused token is no fault of the response's
+        discord.refuseToken(9);
+        try (KafkaProbe antiNuke = KafkaProbe.read(Topics.of(Aggregates.ANTI_NUKE))) {
+            forward(bans(7)).then().statusCode(202).body("triggered", equalTo(List.of("mass-ban")));
+            await().atMost(WAIT).until(() -> events(antiNuke, "AntiNukeActioned", guild).size() == 1);
+            assertThat(KafkaProbe.value(events(antiNuke, "AntiNukeActioned", guild).get(0))).contains("roles removed from 1 suspect");
+        }
+    }
+
+    @Test
     void aBurstThatEndedLongerAgoThanRespondWithinIsAnnouncedButNobodyLosesRolesForIt() {
         aPlanWithAntiNukeAndTheActorAMemberWithARole();
         // a page of the log from an hour ago, forwarded late (the bot restarting, say)
@@ -277,6 +296,18 @@ class AntiNukeIT {
         discord.answerAfter(Duration.ZERO);
         await().atMost(WAIT).until(() -> db.count("select count(*) from snapshot where guild_id = ? and trigger = 'ANTI_NUKE'", guild) == 1);
         assertThat(discord.guilds().changes(guild)).as("the suspect's roles taken once").containsExactly("PATCH /api/v10/guilds/" + guild + "/members/" + actor);
+    }
+
+    @Test
+    void whileDiscordsCircuitIsOpenForwardsAnswer503AndTheDatabaseCircuitStaysClosed() {
+        QuarkusMock.installMockForType(BotUsers.behindAnOpenCircuit(), BotUser.class);
+        for (int i = 0; i < 20; i++) {
+            forward(deletion(i)).then().statusCode(503).contentType("application/problem+json")
+                    .body("detail", containsString("Discord is unavailable"));
+        }
+        assertThat(Metrics.scrape().sum("umbra_database_circuit_open")).as("the database's circuit").isZero();
+        assertThat(db.count("select count(*) from audit_log_entry where guild_id = ?", guild)).as("nothing stored").isZero();
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{g}/snapshots", guild).then().statusCode(200);
     }
 
     @Test

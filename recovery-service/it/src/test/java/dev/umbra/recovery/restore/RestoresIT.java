@@ -218,6 +218,17 @@ class RestoresIT {
     }
 
     @Test
+    void aBotTokenDiscordRefusesForAWhileHoldsTheRestoreUpAndFailsNothing() {
+        grant(db, guild, "PRO");
+        // more refusals than the tries the test profile allows: each one is waited out as an outage, never counted as the restore's
+        discord.refuseToken(8);
+        JsonPath finished = awaitFinished(guild, restore(guild, snapshot));
+        assertThat(finished.getString("status")).isEqualTo("COMPLETED");
+        assertThat(finished.getString("error")).isNull();
+        assertRestored();
+    }
+
+    @Test
     void aRestoreThatKeepsMakingProgressBetweenDiscordsFailuresIsFinishedNotGivenUp() {
         // twelve more channels: a restore of 23 steps, with every fifth call to Discord failing, fails far more tries in all than the
         // five the test profile allows in a row, never more than one in a row
