@@ -278,6 +278,8 @@ final class BadInputs {
         if (schemaNamed(declared, "Instant") || schemaNamed(declared, "Duration") || schema.path("format").asText("").equals("date-time")
                 || type.equals("string") && !schema.has("pattern") && INSTANT_NAMES.matcher(name).matches()) {
             wrong.add(NODES.textNode("yesterday"));
+            // an instant Java parses and PostgreSQL cannot store
+            wrong.add(NODES.textNode("+10000-01-01T00:00:00Z"));
         }
         if (schema.has("pattern")) {
             Pattern pattern = Pattern.compile(schema.get("pattern").asText());

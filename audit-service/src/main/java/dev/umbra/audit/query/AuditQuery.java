@@ -1,9 +1,9 @@
 package dev.umbra.audit.query;
 
+import dev.umbra.platform.web.Instants;
 import dev.umbra.platform.web.ProblemException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.Locale;
@@ -27,8 +27,6 @@ public record AuditQuery(String guildId, String aggregateType, String aggregateI
     public static final int MAX_LIMIT = 500;
     private static final Pattern DISCORD_ID = Pattern.compile("\\d{17,20}");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
-    private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
-    private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999999Z");
 
     public enum Order {
         /** oldest first: a timeline */
@@ -87,23 +85,7 @@ public record AuditQuery(String guildId, String aggregateType, String aggregateI
     }
 
     private static Instant instant(String parameter, String value) {
-        if (value == null) {
-            return null;
-        }
-        try {
-            return withinRange(Instant.parse(value));
-        } catch (DateTimeParseException e) {
-            throw ProblemException.badRequest(parameter + " must be an ISO-8601 instant such as 2026-03-05T00:00:00Z from year "
-                    + EARLIEST.atOffset(ZoneOffset.UTC).getYear() + " to " + LATEST.atOffset(ZoneOffset.UTC).getYear());
-        }
-    }
-
-    /** Instant.parse takes years PostgreSQL and LocalDateTime cannot hold: such an instant is refused as malformed. */
-    private static Instant withinRange(Instant instant) {
-        if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
-            throw new DateTimeParseException("out of range", instant.toString(), 0);
-        }
-        return instant;
+        return value == null ? null : Instants.parameter(parameter, value);
     }
 
     private static Order order(String value) {
@@ -143,8 +125,8 @@ public record AuditQuery(String guildId, String aggregateType, String aggregateI
                 if (parts.length != 4) {
                     throw new IllegalArgumentException("not four parts");
                 }
-                return new Cursor(Order.valueOf(parts[0]), withinRange(Instant.parse(parts[1])),
-                        new Position(withinRange(Instant.parse(parts[2])), UUID.fromString(parts[3])));
+                return new Cursor(Order.valueOf(parts[0]), Instants.parse(parts[1]),
+                        new Position(Instants.parse(parts[2]), UUID.fromString(parts[3])));
             } catch (IllegalArgumentException | DateTimeParseException e) {
                 throw ProblemException.badRequest("cursor is not one this service gave out");
             }

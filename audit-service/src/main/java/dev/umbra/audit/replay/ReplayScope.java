@@ -1,5 +1,6 @@
 package dev.umbra.audit.replay;
 
+import dev.umbra.platform.web.Instants;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
@@ -63,9 +64,9 @@ public record ReplayScope(String aggregateType, String aggregateId, Instant from
             return null;
         }
         try {
-            return Instant.parse(value);
+            return Instants.parse(value);
         } catch (DateTimeParseException e) {
-            throw new InvalidScopeException(name + " is an ISO-8601 instant, such as 2026-01-31T00:00:00Z");
+            throw new InvalidScopeException(name + " is " + Instants.EXPECTED);
         }
     }
 

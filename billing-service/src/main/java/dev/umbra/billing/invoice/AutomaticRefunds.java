@@ -119,13 +119,18 @@ public class AutomaticRefunds extends GatewayJob {
         }).chain(attempt -> settle(refund.id(), attempt.outcome()).invoke(result -> report(refund, attempt, result)));
     }
 
-    /** The invoice's payment as the gateway has it: by its key, else (a DONE report that named none) by its order id. */
+    /**
+     * The invoice's payment as the gateway has it: by its key, else (a DONE report that named none) by its order id: the one
+     * that carries this refund's cancel (a run before this one sent it and lost the answer: the payment is CANCELED now),
+     * else the one that can still be cancelled.
+     */
     private Uni<Optional<GatewayPayment>> paymentAtTheGateway(Candidate refund) {
         if (refund.paymentKey() != null) {
             return gateway.find(refund.paymentKey());
         }
-        return gateway.listByOrder(refund.orderId()).map(payments -> payments.stream()
-                .filter(p -> "DONE".equals(p.status()) || "PARTIAL_CANCELED".equals(p.status())).findFirst());
+        String key = Refund.gatewayKey(refund.id());
+        return gateway.listByOrder(refund.orderId()).map(payments -> payments.stream().filter(p -> p.cancelOf(key).isPresent()).findFirst()
+                .or(() -> payments.stream().filter(p -> "DONE".equals(p.status()) || "PARTIAL_CANCELED".equals(p.status())).findFirst()));
     }
 
     /** After the commit: the metric, and what an operator needs to know. */

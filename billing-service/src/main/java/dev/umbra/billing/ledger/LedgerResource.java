@@ -1,7 +1,7 @@
 package dev.umbra.billing.ledger;
 
 import dev.umbra.billing.subscription.SubscriptionService;
-import dev.umbra.platform.web.ProblemException;
+import dev.umbra.platform.web.Instants;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -16,7 +16,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.QueryParam;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.UUID;
 import org.eclipse.microprofile.jwt.JsonWebToken;
@@ -104,13 +103,7 @@ public class LedgerResource {
     }
 
     private static Instant instant(String name, String value, Instant absent) {
-        if (value == null || value.isBlank()) {
-            return absent;
-        }
-        try {
-            return Instant.parse(value);
-        } catch (DateTimeParseException e) {
-            throw ProblemException.badRequest(name + " is not an ISO-8601 instant: " + value);
-        }
+        Instant given = Instants.parameter(name, value);
+        return given == null ? absent : given;
     }
 }

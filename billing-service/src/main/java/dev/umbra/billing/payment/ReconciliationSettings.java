@@ -16,7 +16,7 @@ public interface ReconciliationSettings {
     /**
      * A payment younger than this is left alone: its charge call may still be under way, and "the
      * gateway has nothing for this order" would wrongly fail it. Longer than the worst charge call
-     * (about 5 s with retries) plus the time to store its answer.
+     * (at most about 11 s with retries: PaymentGatewaySettings.longestCall) plus the time to store its answer.
      */
     @WithDefault("PT30S")
     Duration settleAfter();

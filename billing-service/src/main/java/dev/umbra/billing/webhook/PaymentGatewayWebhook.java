@@ -133,18 +133,19 @@ public class PaymentGatewayWebhook {
         if (!(callback.getValue("data") instanceof JsonObject data)) {
             throw ProblemException.badRequest("data is missing");
         }
-        String paymentKey = text(data, "paymentKey");
-        String orderId = text(data, "orderId");
-        String status = text(data, "status");
+        String paymentKey = text(data, "paymentKey", 100);
+        String orderId = text(data, "orderId", 100);
+        // the stored event's id is "paymentKey:status", at most 200 characters
+        String status = text(data, "status", 64);
         if (!(data.getValue("totalAmount") instanceof Number amount) || amount.longValue() < 0 || amount.doubleValue() != amount.longValue()) {
             throw ProblemException.badRequest("data.totalAmount must be a whole, non-negative amount");
         }
         return new GatewayReport(paymentKey, orderId, status, amount.longValue());
     }
 
-    private static String text(JsonObject data, String field) {
-        if (!(data.getValue(field) instanceof String value) || value.isBlank() || value.length() > 100) {
-            throw ProblemException.badRequest("data." + field + " is required (at most 100 characters)");
+    private static String text(JsonObject data, String field, int longest) {
+        if (!(data.getValue(field) instanceof String value) || value.isBlank() || value.length() > longest) {
+            throw ProblemException.badRequest("data." + field + " is required (at most " + longest + " characters)");
         }
         return value;
     }

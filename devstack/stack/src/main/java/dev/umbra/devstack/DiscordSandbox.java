@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -339,6 +340,7 @@ public final class DiscordSandbox implements AutoCloseable {
 
         private final Map<String, Guild> guilds = new ConcurrentHashMap<>();
         private final Map<String, String> guildOfChannel = new ConcurrentHashMap<>();
+        private final Set<String> refusedCreates = ConcurrentHashMap.newKeySet();
         private final AtomicLong ids = new AtomicLong(1_400_000_000_000_000_000L);
 
         /**
@@ -372,6 +374,11 @@ public final class DiscordSandbox implements AutoCloseable {
             guild.channels.values().forEach(structure.withArray("channels")::add);
             guild.members.values().forEach(structure.withArray("members")::add);
             return structure.toString();
+        }
+
+        /** From now on, creating a role or channel of this name in the guild answers 403, as for a role above the bot's own. */
+        public void refuseToCreate(String guildId, String name) {
+            refusedCreates.add(guildId + "/" + name);
         }
 
         /** Every change made to the guild, in order, as "METHOD path". */
@@ -420,6 +427,9 @@ public final class DiscordSandbox implements AutoCloseable {
                 return new Answer(200, JSON.writeValueAsString(objects.values()));
             }
             if (id == null && "POST".equals(method) && !"members".equals(kind)) {
+                if (refusedCreates.contains(guildId + "/" + body.path("name").asText())) {
+                    return new Answer(403, JSON.createObjectNode().put("message", "Missing Permissions").put("code", 50013).toString());
+                }
                 ObjectNode created = ((ObjectNode) body.deepCopy()).put("id", Long.toString(ids.incrementAndGet()));
                 if ("roles".equals(kind) && !created.has("position")) {
                     // as Discord does: a new role sits just above @everyone until it is moved

@@ -3,7 +3,7 @@ package dev.umbra.guild.lifecycle;
 import dev.umbra.platform.storage.DatabaseGuard;
 import dev.umbra.platform.storage.StorageFaults;
 import dev.umbra.platform.web.DiscordId;
-import dev.umbra.platform.web.ProblemException;
+import dev.umbra.platform.web.Instants;
 import dev.umbra.platform.web.Roles;
 import io.smallrye.mutiny.Uni;
 import jakarta.annotation.security.RolesAllowed;
@@ -19,7 +19,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import org.jboss.resteasy.reactive.RestResponse;
 
 /** Calls of the Discord bot gateway about a guild's lifecycle. */
@@ -73,14 +72,7 @@ public class GuildResource {
     }
 
     private static Instant discordTime(String value) {
-        if (value == null) {
-            return null;
-        }
-        try {
-            return Instant.parse(value);
-        } catch (DateTimeParseException e) {
-            throw ProblemException.badRequest("occurredAt must be an ISO-8601 instant, e.g. 2026-11-28T09:00:00Z");
-        }
+        return Instants.parameter("occurredAt", value);
     }
 
     /** The guild itself was deleted on Discord: final, also for a guild whose install has not reached us (yet). */

@@ -61,7 +61,7 @@ public class MemberRestores {
 
     @DatabaseGuard
     Uni<List<String>> rolesInSnapshot(String guildId, String memberId, UUID snapshotId) {
-        return Panache.withSession(() -> plans.entitlementsOf(guildId).chain(entitlements -> {
+        return Panache.withSession(() -> snapshots.refuseIfDeleted(guildId, "no member restores").chain(() -> plans.entitlementsOf(guildId)).chain(entitlements -> {
                     if (!entitlements.memberRestore()) {
                         throw ProblemException.forbidden("the guild's plan does not include member restore");
                     }

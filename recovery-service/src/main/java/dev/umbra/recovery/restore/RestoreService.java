@@ -54,6 +54,7 @@ public class RestoreService {
                         throw ProblemException.conflict("another restore request of guild " + guildId + " is being handled");
                     }
                 })
+                .chain(() -> snapshots.refuseIfDeleted(guildId, "no restores"))
                 .chain(() -> snapshots.findHeld(guildId, snapshotId))
                 .chain(() -> RestoreJob.count("guildId = ?1 and status in ?2", guildId, List.of(RestoreStatus.QUEUED, RestoreStatus.RUNNING)))
                 .chain(active -> {

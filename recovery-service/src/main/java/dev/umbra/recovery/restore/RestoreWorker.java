@@ -178,8 +178,10 @@ public class RestoreWorker implements WorkHandler {
 
     private Uni<Void> apply(WorkItem item, Planned planned) {
         RestoreJob job = planned.job();
-        Map<String, String> created = new HashMap<>();
-        planned.steps().stream().filter(step -> step.done() && step.discordId() != null).forEach(step -> created.put(step.targetId(), step.discordId()));
+        Recreated created = new Recreated();
+        planned.steps().stream().filter(step -> step.done() && step.discordId() != null).forEach(step -> created.made(step.targetId(), step.discordId()));
+        planned.steps().stream().filter(step -> step.kind().creates() && step.finished() && !step.done())
+                .forEach(step -> created.refused(step.targetId()));
         Uni<Void> applied = Uni.createFrom().voidItem();
         for (RestoreSteps.Stored step : planned.steps()) {
             if (!step.finished()) {
@@ -194,44 +196,47 @@ public class RestoreWorker implements WorkHandler {
      * gone meanwhile) is skipped and the restore goes on: the rest of the guild is worth restoring, and failing here
      * would leave it half done. A refused token (401) refuses every step alike: the restore fails.
      */
-    private Uni<Void> applyOne(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+    private Uni<Void> applyOne(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Recreated created) {
         return applyStep(item, job, step, created)
                 .onFailure(refused -> refused instanceof DiscordRejection rejection && rejection.status() != 401).recoverWithUni(refused -> {
                     int status = ((DiscordRejection) refused).status();
+                    if (step.kind().creates()) {
+                        created.refused(step.targetId());
+                    }
                     LOG.infof("restore %s of guild %s: step %d (%s %s) skipped: %s", job.id, job.guildId, step.seq(), step.kind(), step.targetId(),
                             refused.getMessage());
                     return afterProgress(item, () -> RestoreSteps.skipped(job.id, step, "Discord refused it (" + status + ")", clock.instant()));
                 });
     }
 
-    private Uni<Void> applyStep(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+    private Uni<Void> applyStep(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Recreated created) {
         if (step.kind().creates()) {
             Uni<String> alreadyThere = step.attempted() ? createdBefore(item, job, step, created) : Uni.createFrom().nullItem();
             return alreadyThere
                     .chain(found -> found != null ? Uni.createFrom().item(found)
                             : inLease(item, () -> RestoreSteps.attempted(job.id, step)).chain(() -> create(job, step, created)))
                     .chain(discordId -> {
-                        created.put(step.targetId(), discordId);
+                        created.made(step.targetId(), discordId);
                         return afterProgress(item, () -> RestoreSteps.done(job.id, step, discordId, clock.instant()));
                     });
         }
         return change(job, step, created).chain(() -> afterProgress(item, () -> RestoreSteps.done(job.id, step, null, clock.instant())));
     }
 
-    private Uni<String> create(RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+    private Uni<String> create(RestoreJob job, RestoreSteps.Stored step, Recreated created) {
         return step.kind() == StepKind.CREATE_ROLE ? discord.createRole(job.guildId, step.role())
                 : discord.createChannel(job.guildId, resolve(step.channel(), created));
     }
 
-    private Uni<Void> change(RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+    private Uni<Void> change(RestoreJob job, RestoreSteps.Stored step, Recreated created) {
         return switch (step.kind()) {
             case UPDATE_ROLE -> discord.updateRole(job.guildId, step.targetId(), step.role());
-            case ORDER_ROLES -> discord.setRolePositions(job.guildId, step.positions().roles().stream()
-                    .collect(LinkedHashMap<String, Integer>::new, (positions, role) -> positions.put(created.getOrDefault(role.id(), role.id()),
-                            role.position()), Map::putAll));
+            case ORDER_ROLES -> discord.setRolePositions(job.guildId, step.positions().roles().stream().filter(role -> created.exists(role.id()))
+                    .collect(LinkedHashMap<String, Integer>::new, (positions, role) -> positions.put(created.id(role.id()), role.position()),
+                            Map::putAll));
             case UPDATE_CHANNEL -> discord.updateChannel(step.targetId(), resolve(step.channel(), created));
             case SET_MEMBER_ROLES -> discord.setMemberRoles(job.guildId, step.targetId(),
-                    step.member().roles().stream().map(role -> created.getOrDefault(role, role)).toList()).replaceWithVoid();
+                    step.member().roles().stream().filter(created::exists).map(created::id).toList()).replaceWithVoid();
             case DELETE_CHANNEL -> discord.deleteChannel(step.targetId());
             case DELETE_ROLE -> discord.deleteRole(job.guildId, step.targetId());
             default -> throw new IllegalStateException("not a change: " + step.kind());
@@ -243,11 +248,11 @@ public class RestoreWorker implements WorkHandler {
      * the step's name (and type, for a channel) that was not in the guild before the restore and is
      * not the result of another step. Null when there is none: the create is sent.
      */
-    private Uni<String> createdBefore(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Map<String, String> created) {
+    private Uni<String> createdBefore(WorkItem item, RestoreJob job, RestoreSteps.Stored step, Recreated created) {
         return Panache.withSession(() -> Snapshot.<Snapshot>findById(job.preRestoreSnapshotId))
                 .chain(pre -> discord.read(job.guildId, renewing(item)).map(now -> {
                     GuildStructure before = pre.decoded();
-                    Set<String> taken = new HashSet<>(created.values());
+                    Set<String> taken = created.madeIds();
                     Stream.concat(before.roles().stream().map(GuildStructure.Role::id), before.channels().stream().map(GuildStructure.Channel::id))
                             .forEach(taken::add);
                     if (step.kind() == StepKind.CREATE_ROLE) {
@@ -262,11 +267,47 @@ public class RestoreWorker implements WorkHandler {
                 }));
     }
 
-    private static GuildStructure.Channel resolve(GuildStructure.Channel channel, Map<String, String> created) {
-        List<GuildStructure.Overwrite> overwrites = channel.permissionOverwrites().stream()
-                .map(o -> new GuildStructure.Overwrite(created.getOrDefault(o.id(), o.id()), o.type(), o.allow(), o.deny())).toList();
-        String parent = channel.parentId() == null ? null : created.getOrDefault(channel.parentId(), channel.parentId());
+    /**
+     * The channel as the snapshot has it, with the ids of what the restore made in place of the snapshot's. What Discord refused to
+     * make is left out: an overwrite for a role that does not exist (it could neither grant nor deny anyone anything), and a category
+     * that does not exist (the channel goes to the top level, its own overwrites kept).
+     */
+    private static GuildStructure.Channel resolve(GuildStructure.Channel channel, Recreated created) {
+        List<GuildStructure.Overwrite> overwrites = channel.permissionOverwrites().stream().filter(o -> created.exists(o.id()))
+                .map(o -> new GuildStructure.Overwrite(created.id(o.id()), o.type(), o.allow(), o.deny())).toList();
+        String parent = channel.parentId() == null || !created.exists(channel.parentId()) ? null : created.id(channel.parentId());
         return new GuildStructure.Channel(channel.id(), channel.name(), channel.type(), channel.position(), parent, channel.topic(), overwrites);
+    }
+
+    /**
+     * What the restore's creates made of the snapshot's roles and channels: the id each one made has now, and the ones Discord
+     * refused to make, which later steps leave out instead of naming an id that no longer exists (a refused create is skipped).
+     */
+    private static final class Recreated {
+        private final Map<String, String> made = new HashMap<>();
+        private final Set<String> refused = new HashSet<>();
+
+        void made(String snapshotId, String discordId) {
+            made.put(snapshotId, discordId);
+        }
+
+        void refused(String snapshotId) {
+            refused.add(snapshotId);
+        }
+
+        /** Whether the role or channel of this snapshot id is on Discord (as it was, or made by the restore). */
+        boolean exists(String snapshotId) {
+            return !refused.contains(snapshotId);
+        }
+
+        /** Its id on Discord: the one the restore made, else the snapshot's own. */
+        String id(String snapshotId) {
+            return made.getOrDefault(snapshotId, snapshotId);
+        }
+
+        Set<String> madeIds() {
+            return new HashSet<>(made.values());
+        }
     }
 
     private Uni<Void> complete(WorkItem item, UUID jobId) {

@@ -50,14 +50,18 @@ public class SnapshotService {
 
     @WithTransaction
     public Uni<Snapshot> take(String guildId, SnapshotTrigger trigger, SnapshotCodec.Encoded encoded) {
+        return refuseIfDeleted(guildId, "no new ones").chain(() -> store(guildId, trigger, encoded));
+    }
+
+    /** 409 for a guild Discord deleted (GuildDeleted): its snapshots wait for their purge, and nothing new is done for it. */
+    public Uni<Void> refuseIfDeleted(String guildId, String refused) {
         return Panache.getSession().chain(session -> NativeSelects.select(session, DELETED_GUILD, guildId))
                 .map(NativeSelects.single(Long.class))
-                .chain(deleted -> {
+                .invoke(deleted -> {
                     if (deleted > 0) {
-                        throw ProblemException.conflict("guild " + guildId + " was deleted: its snapshots are kept until they are purged, no new ones");
+                        throw ProblemException.conflict("guild " + guildId + " was deleted: its snapshots are kept until they are purged, " + refused);
                     }
-                    return store(guildId, trigger, encoded);
-                });
+                }).replaceWithVoid();
     }
 
     /** Stores a snapshot and applies retention, in the caller's transaction. */

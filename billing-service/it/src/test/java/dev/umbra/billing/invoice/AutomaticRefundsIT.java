@@ -98,6 +98,13 @@ class AutomaticRefundsIT extends PayingUserTest {
     @Test
     void aCancelWhoseAnswerIsLostIsFoundByItsKeyAndNeverSentAgain() {
         LateUpgrade late = lateUpgrade();
+        lostCancelFoundByTheNextRun(late);
+        assertThat(db.text("select gateway_transaction_key from refund where invoice_id = ?", late.invoiceId()))
+                .isEqualTo(gateway.cancelsOf(late.paymentKey()).get(0).transactionKey());
+    }
+
+    /** The first run's cancel happens and its answer is lost; the next run finds it at the gateway and sends nothing more. */
+    private void lostCancelFoundByTheNextRun(LateUpgrade late) {
         gateway.resetAfterCancel(1);
 
         run();
@@ -110,8 +117,18 @@ class AutomaticRefundsIT extends PayingUserTest {
 
         assertThat(refundStatus(late)).isEqualTo("SUCCEEDED");
         assertThat(gateway.cancelAttempts()).isEqualTo(cancels);
-        assertThat(db.text("select gateway_transaction_key from refund where invoice_id = ?", late.invoiceId()))
-                .isEqualTo(gateway.cancelsOf(late.paymentKey()).get(0).transactionKey());
+    }
+
+    @Test
+    void aCancelWhoseAnswerIsLostIsFoundByItsKeyOnAPaymentKnownByItsOrderAlone() {
+        LateUpgrade late = lateUpgrade();
+        // the DONE report that settled the payment named no key of it: the refund finds it by its order id
+        db.execute("update payment set external_payment_key = null where subscription_id = ? and purpose = 'UPGRADE_PREMIUM'",
+                late.subscriptionId());
+        // after the first run the payment, cancelled whole, is CANCELED at the gateway: still the one that carries this refund's cancel
+        lostCancelFoundByTheNextRun(late);
+        given().auth().oauth2(Tokens.admin()).when().get("/invoices/{id}", late.invoiceId()).then().statusCode(200)
+                .body("status", equalTo("REFUNDED"));
     }
 
     @Test

@@ -200,6 +200,9 @@ class PaymentCallbackIT extends SandboxCallingBack {
         refused(gateway.deliver(body.replace("\"paymentKey\":\"" + paymentKey + "\",", ""), Instant.now()), 400);
         refused(gateway.deliver(body.replace("\"totalAmount\":9900", "\"totalAmount\":\"9900\""), Instant.now()), 400);
         refused(gateway.deliver(body.replace("\"totalAmount\":9900", "\"totalAmount\":99.5"), Instant.now()), 400);
+        // fields of lengths each allowed alone, whose event id ("paymentKey:status") would not fit its column
+        refused(gateway.deliver(body.replace("\"paymentKey\":\"" + paymentKey + "\"", "\"paymentKey\":\"" + "k".repeat(100) + "\"")
+                .replace("\"status\":\"DONE\"", "\"status\":\"" + "D".repeat(100) + "\""), Instant.now()), 400);
 
         assertThat(db.count("select count(*) from webhook_events")).isEqualTo(eventsBefore);
         assertThat(db.count("select count(*) from webhook_event_key")).isEqualTo(keysBefore);

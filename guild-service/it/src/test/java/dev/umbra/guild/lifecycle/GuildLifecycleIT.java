@@ -165,6 +165,14 @@ class GuildLifecycleIT {
         given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
                 .body("{\"installerUserId\":\"" + OWNER + "\",\"occurredAt\":\"yesterday\"}")
                 .when().post("/guilds/{id}/installation", guildId).then().statusCode(400).contentType("application/problem+json");
+        // instants Java parses, past the year 9999 (the last beyond what PostgreSQL stores: it answered 500)
+        for (String farOff : List.of("+10000-01-01T00:00:00Z", "+1000000-01-01T00:00:00Z")) {
+            given().auth().oauth2(Tokens.bot()).queryParam("occurredAt", farOff).when().delete("/guilds/{id}/installation", guildId)
+                    .then().statusCode(400).contentType("application/problem+json");
+            given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON)
+                    .body("{\"installerUserId\":\"" + OWNER + "\",\"occurredAt\":\"" + farOff + "\"}")
+                    .when().post("/guilds/{id}/installation", guildId).then().statusCode(400).contentType("application/problem+json");
+        }
         assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
     }
 

@@ -144,6 +144,32 @@ class RestoresIT {
     }
 
     @Test
+    void aRoleDiscordRefusesToMakeIsLeftOutOfTheOrderTheMembersAndTheOverwritesThatNamedIt() {
+        // "mod" is above the bot's own role now: Discord refuses to make it
+        discord.guilds().refuseToCreate(guild, "mod");
+
+        JsonPath finished = completed(restore(guild, snapshot), 11);
+        assertThat(finished.getInt("skipped")).isEqualTo(1);
+
+        JsonNode now = onDiscord(discord, guild);
+        Map<String, String> roleIds = new HashMap<>();
+        Map<String, Integer> positions = new HashMap<>();
+        now.path("roles").forEach(role -> {
+            roleIds.put(role.path("name").asText(), role.path("id").asText());
+            positions.put(role.path("name").asText(), role.path("position").asInt());
+        });
+        assertThat(roleIds).doesNotContainKey("mod");
+        // the roles made are put in their order, which a dead id in the list would have had Discord refuse whole
+        assertThat(positions).containsEntry("helper", 2).containsEntry("vip", 1);
+        now.path("members").forEach(member -> member.path("roles")
+                .forEach(role -> assertThat(roleIds).as("a role the member was given").containsValue(role.asText())));
+        now.path("channels").forEach(channel -> channel.path("permission_overwrites")
+                .forEach(overwrite -> assertThat(roleIds).as("a role %s's overwrite names", channel.path("name").asText())
+                        .containsValue(overwrite.path("id").asText())));
+        assertThat(now.path("channels").toString()).contains("\"staff\"");
+    }
+
+    @Test
     void twoRestoresAskedAtOnceStartOneAndRefuseTheOther() throws Exception {
         grant(db, guild, "PRO");
         CyclicBarrier together = new CyclicBarrier(2);

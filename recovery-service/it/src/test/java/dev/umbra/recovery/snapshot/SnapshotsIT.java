@@ -38,6 +38,7 @@ import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -238,10 +239,21 @@ class SnapshotsIT {
         List<UUID> taken = List.of(takeSnapshot(guild, structure(guild)), takeSnapshot(guild, structure(guild)));
         try (KafkaProbe snapshots = KafkaProbe.read(Topics.of(Aggregates.SNAPSHOT))) {
             UUID deleted = UUID.randomUUID();
-            OutboxRecords.publish(new GuildDeleted(guild), deleted, Instant.now());
-            OutboxRecords.publish(new GuildDeleted(guild), deleted, Instant.now());
+            Instant deletedAt = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+            OutboxRecords.publish(new GuildDeleted(guild), deleted, deletedAt);
+            OutboxRecords.publish(new GuildDeleted(guild), deleted, deletedAt);
             await().atMost(WAIT).until(() -> db.count("select count(*) from deleted_guild where guild_id = ?", guild) == 1);
+            // kept for the period (2 s in tests) from the deletion, not purged at once
+            assertThat(Instant.parse(db.text("select to_char(due_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') from work_item "
+                    + "where queue = 'snapshot-purge' and item_key = ?", guild))).isAfterOrEqualTo(deletedAt.plusSeconds(2));
+            // and nothing new is done for the guild: no snapshot, no restore, no member restore
             postSnapshot(guild, body("MANUAL", structure(guild))).then().statusCode(409).contentType("application/problem+json");
+            given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"snapshotId\": \"" + taken.get(1) + "\"}")
+                    .when().post("/guilds/{g}/restores", guild).then().statusCode(409).contentType("application/problem+json");
+            given().auth().oauth2(Tokens.bot()).contentType(ContentType.JSON).body("{\"snapshotId\": \"" + taken.get(1) + "\"}")
+                    .when().post("/guilds/{g}/members/{m}/restore", guild, Snowflakes.random()).then().statusCode(409)
+                    .contentType("application/problem+json");
+            assertThat(db.count("select count(*) from restore_job where guild_id = ?", guild)).isZero();
 
             await().atMost(WAIT).until(() -> snapshotsOf(db, guild) == 0);
             await().atMost(WAIT).until(() -> events(snapshots, "SnapshotDeleted", guild).size() == 2);
