@@ -23,9 +23,12 @@ public final class SchemaMigrations {
     private SchemaMigrations() {
     }
 
-    /** Migrates {@code database} up to and including {@code version} (a service's own, e.g. "4"). */
+    /**
+     * Migrates {@code database} up to and including {@code version} (a service's own, e.g. "4"), as a release from before
+     * the repeatable migrations (the service role's rights) left it: those run on the way to the latest.
+     */
     public static void upTo(PostgresServer postgres, String database, String version) {
-        configuration(postgres, database).target(version).load().migrate();
+        configuration(postgres, database).target(version).repeatableSqlMigrationPrefix("NOT_YET_").load().migrate();
     }
 
     /**

@@ -49,7 +49,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = DevstackResource.class, initArgs = @ResourceArg(name = "database", value = "audit"))
 @ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^the audit log is append-only")
-@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^(permission denied for|must be owner of|the audit log keeps every)")
+@ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^(permission denied for|must be owner of|the audit log keeps every|month partitions are made from)")
 @ExpectedLog(category = LogLines.POSTGRESQL, level = "ERROR", message = "^permission denied for function audit_purge_default")
 class IngestIT {
 
@@ -217,6 +217,27 @@ class IngestIT {
         assertThatThrownBy(() -> db.execute("truncate " + later)).as(later).rootCause().hasMessageContaining("append-only");
         assertThatThrownBy(() -> service.text("select audit_drop_month_table(?)", later)).rootCause()
                 .hasMessageContaining("the audit log keeps every month");
+        // nor months made far ahead, where nothing is due
+        assertThatThrownBy(() -> service.text("select audit_create_partitions(cast(? as timestamptz), 1)", Instant.now().plus(Duration.ofDays(5 * 365))))
+                .rootCause().hasMessageContaining("month partitions are made from the previous month to three years ahead");
+        // a table staged for a default partition's rows of a month refuses changes before it is attached, as the log's partitions do
+        Instant stagedMonth = Instant.now().plus(Duration.ofDays(800));
+        String staged = "audit_log_" + DateTimeFormatter.ofPattern("yyyy_MM").withZone(ZoneOffset.UTC).format(stagedMonth);
+        UUID inDefault = UUID.randomUUID();
+        KafkaProbe.produceAll(List.of(record(new BotInstalled(Snowflakes.random(), Snowflakes.random()), inDefault, stagedMonth)));
+        await().atMost(WAIT).until(() -> stored(db, inDefault) == 1);
+        try {
+            service.text("select audit_stage_month('audit_log', date_trunc('month', cast(? as timestamptz) at time zone 'UTC') at time zone 'UTC', 10)",
+                    stagedMonth);
+            assertThat(db.count("select count(*) from " + staged + " where event_id = ?", inDefault)).as("staged").isOne();
+            assertThatThrownBy(() -> service.execute("delete from " + staged)).as(staged).rootCause().hasMessageContaining("append-only");
+            assertThatThrownBy(() -> service.execute("update " + staged + " set event_type = 'Forged'")).as(staged).rootCause()
+                    .hasMessageContaining("append-only");
+            assertThatThrownBy(() -> db.execute("truncate " + staged)).as(staged).rootCause().hasMessageContaining("append-only");
+        } finally {
+            db.execute("drop table if exists " + staged);
+        }
+        assertThat(db.text("select tableoid::regclass::text from audit_log where event_id = ?", inDefault)).isEqualTo("audit_log_default");
         assertThat(stored(db, id)).isEqualTo(1);
     }
 
