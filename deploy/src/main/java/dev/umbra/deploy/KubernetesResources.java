@@ -140,9 +140,8 @@ public final class KubernetesResources {
 
     static Settings settings(UmbraService service) {
         List<SecretValue> secrets = new ArrayList<>();
-        // the service logs in as its own role, which owns nothing; its migrations as the databases' owner
+        // the service logs in as its own role, which owns nothing; its migrations (the init container's) as the database's owner
         secrets.add(new SecretValue("QUARKUS_DATASOURCE_PASSWORD", databaseSecret(service), "service-password"));
-        secrets.add(new SecretValue("QUARKUS_FLYWAY_PASSWORD", databaseSecret(service), "password"));
         Map<String, String> config = new LinkedHashMap<>();
         config.put("QUARKUS_DATASOURCE_USERNAME", PostgresServer.serviceRoleName(service.database()));
         config.put("QUARKUS_FLYWAY_USERNAME", DATABASE_OWNER);
@@ -167,6 +166,10 @@ public final class KubernetesResources {
         return new Settings(config, secrets);
     }
 
+    private static Object secretVariable(SecretValue secret) {
+        return map("name", secret.variable(), "valueFrom", map("secretKeyRef", map("name", secret.secret(), "key", secret.key())));
+    }
+
     /** The Secret with the password of the service's database user; Kafka Connect reads the same one for the service's connector. */
     public static String databaseSecret(UmbraService service) {
         return "umbra-" + service.name() + "-db";
@@ -184,33 +187,51 @@ public final class KubernetesResources {
 
         List<Object> env = new ArrayList<>();
         for (SecretValue secret : settings.secrets()) {
-            env.add(map("name", secret.variable(), "valueFrom", map("secretKeyRef", map("name", secret.secret(), "key", secret.key()))));
+            env.add(secretVariable(secret));
         }
         env.add(map("name", "UMBRA_JWT_PUBLIC_KEY", "value", "file:/etc/umbra/jwt/public.pem"));
+        // The migrations run before, in the init container, which alone has the database owner's password: the service's
+        // process never holds what could drop a table or a trigger (docs/operations.md, "Database roles").
+        List<Object> migrationEnv = new ArrayList<>(env);
+        migrationEnv.add(secretVariable(new SecretValue("QUARKUS_FLYWAY_PASSWORD", databaseSecret(service), "password")));
+        migrationEnv.add(map("name", "QUARKUS_INIT_AND_EXIT", "value", "true"));
+        env.add(map("name", "QUARKUS_FLYWAY_MIGRATE_AT_START", "value", "false"));
+        Map<String, Object> securityContext = map(
+                "runAsNonRoot", true,
+                "runAsUser", RUN_AS_USER,
+                "allowPrivilegeEscalation", false,
+                "readOnlyRootFilesystem", true,
+                "capabilities", map("drop", List.of("ALL")));
+        List<Object> volumeMounts = List.of(
+                map("name", "tmp", "mountPath", "/tmp"),
+                map("name", "jwt-public-key", "mountPath", "/etc/umbra/jwt", "readOnly", true));
+        Map<String, Object> resources = map(
+                "requests", map("cpu", "250m", "memory", "384Mi"),
+                "limits", map("memory", "512Mi"));
+        List<Object> envFrom = List.of(map("configMapRef", map("name", name)), map("configMapRef", map("name", "umbra-jwt")));
 
+        Map<String, Object> migrations = map(
+                "name", "migrate",
+                "image", "umbra/" + name,
+                "envFrom", envFrom,
+                "env", migrationEnv,
+                "resources", resources,
+                "securityContext", securityContext,
+                "volumeMounts", volumeMounts);
         Map<String, Object> container = map(
                 "name", name,
                 "image", "umbra/" + name,
                 "ports", List.of(
                         map("name", "http", "containerPort", service.httpPort()),
                         map("name", "management", "containerPort", service.managementPort())),
-                "envFrom", List.of(map("configMapRef", map("name", name)), map("configMapRef", map("name", "umbra-jwt"))),
+                "envFrom", envFrom,
                 "env", env,
                 "startupProbe", probe("/q/health/started", 60),
                 "livenessProbe", probe("/q/health/live", 3),
                 "readinessProbe", probe("/q/health/ready", 3),
-                "resources", map(
-                        "requests", map("cpu", "250m", "memory", "384Mi"),
-                        "limits", map("memory", "512Mi")),
-                "securityContext", map(
-                        "runAsNonRoot", true,
-                        "runAsUser", RUN_AS_USER,
-                        "allowPrivilegeEscalation", false,
-                        "readOnlyRootFilesystem", true,
-                        "capabilities", map("drop", List.of("ALL"))),
-                "volumeMounts", List.of(
-                        map("name", "tmp", "mountPath", "/tmp"),
-                        map("name", "jwt-public-key", "mountPath", "/etc/umbra/jwt", "readOnly", true)));
+                "resources", resources,
+                "securityContext", securityContext,
+                "volumeMounts", volumeMounts);
 
         Object configMap = map(
                 "apiVersion", "v1",
@@ -232,6 +253,7 @@ public final class KubernetesResources {
                                 "spec", map(
                                         "securityContext", map("runAsNonRoot", true, "seccompProfile", map("type", "RuntimeDefault")),
                                         "terminationGracePeriodSeconds", 30,
+                                        "initContainers", List.of(migrations),
                                         "containers", List.of(container),
                                         "volumes", List.of(
                                                 map("name", "tmp", "emptyDir", map("medium", "Memory", "sizeLimit", "64Mi")),

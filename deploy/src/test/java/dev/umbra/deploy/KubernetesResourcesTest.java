@@ -145,8 +145,22 @@ class KubernetesResourcesTest {
                     .path("data").fieldNames().forEachRemaining(variables::add));
             assertThat(variables).as("what %s is given", name).isNotEmpty().allSatisfy(v -> assertThat(known).as(name).contains(v));
             assertThat(variables).as(name).contains("QUARKUS_DATASOURCE_REACTIVE_URL", "QUARKUS_DATASOURCE_USERNAME", "QUARKUS_DATASOURCE_PASSWORD",
-                    "QUARKUS_FLYWAY_USERNAME", "QUARKUS_FLYWAY_PASSWORD",
                     "KAFKA_BOOTSTRAP_SERVERS", "UMBRA_JWT_ISSUER", "UMBRA_JWT_PUBLIC_KEY", "UMBRA_JWT_AUDIENCE");
+            // the service's process never holds the database owner's password: the init container migrates, then exits
+            assertThat(variables).as(name).doesNotContain("QUARKUS_FLYWAY_PASSWORD");
+            assertThat(container.path("env").toString()).as(name).contains("{\"name\":\"QUARKUS_FLYWAY_MIGRATE_AT_START\",\"value\":\"false\"}");
+            List<ObjectNode> initContainers = Kustomize.initContainers(deployment);
+            assertThat(initContainers).as(name).singleElement().satisfies(migrate -> {
+                assertThat(migrate.path("image").asText()).isEqualTo(container.path("image").asText());
+                assertThat(migrate.path("envFrom")).isEqualTo(container.path("envFrom"));
+                assertThat(migrate.path("securityContext")).isEqualTo(container.path("securityContext"));
+                String migrationEnv = migrate.path("env").toString();
+                assertThat(migrationEnv).contains("{\"name\":\"QUARKUS_INIT_AND_EXIT\",\"value\":\"true\"}")
+                        .contains("{\"name\":\"QUARKUS_FLYWAY_PASSWORD\",\"valueFrom\":{\"secretKeyRef\":{\"name\":\""
+                                + KubernetesResources.databaseSecret(service) + "\",\"key\":\"password\"}}}")
+                        .doesNotContain("QUARKUS_FLYWAY_MIGRATE_AT_START");
+            });
+            assertThat(named(resources, "ConfigMap", name).path("data").path("QUARKUS_FLYWAY_USERNAME").asText()).isEqualTo("umbra");
 
             JsonNode servicePorts = named(resources, "Service", name).path("spec").path("ports");
             assertThat(servicePorts).extracting(p -> p.path("port").asInt()).containsExactlyInAnyOrder(service.httpPort(), service.managementPort());

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The part of kustomize these files use, enough to check what a cluster would receive: resources
@@ -61,7 +62,8 @@ final class Kustomize {
             targets.forEach(resource -> operations.forEach(operation -> apply(resource, operation)));
         }
         for (JsonNode image : kustomization.path("images")) {
-            resources.forEach(resource -> containers(resource).forEach(container -> {
+            // as kustomize does, the init containers' images too
+            resources.forEach(resource -> Stream.concat(containers(resource).stream(), initContainers(resource).stream()).forEach(container -> {
                 if (container.path("image").asText().equals(image.path("name").asText())) {
                     container.put("image", image.path("newName").asText(image.path("name").asText()) + ":" + image.path("newTag").asText());
                 }
@@ -77,6 +79,12 @@ final class Kustomize {
     static List<ObjectNode> containers(JsonNode resource) {
         List<ObjectNode> containers = new ArrayList<>();
         resource.path("spec").path("template").path("spec").path("containers").forEach(c -> containers.add((ObjectNode) c));
+        return containers;
+    }
+
+    static List<ObjectNode> initContainers(JsonNode resource) {
+        List<ObjectNode> containers = new ArrayList<>();
+        resource.path("spec").path("template").path("spec").path("initContainers").forEach(c -> containers.add((ObjectNode) c));
         return containers;
     }
 

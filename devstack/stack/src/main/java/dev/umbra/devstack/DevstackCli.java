@@ -50,7 +50,19 @@ public final class DevstackCli {
         KAFKA_CLIENTS.setLevel(Level.WARNING);
         List<String> arguments = Arrays.asList(args);
         boolean stackOnly = arguments.contains("--stack-only");
-        List<String> services = arguments.stream().filter(a -> !a.startsWith("--")).toList();
+        List<String> services = arguments.stream().filter(a -> !a.startsWith("-")).toList();
+        List<String> known = ServiceRegistry.SERVICES.stream().map(UmbraService::name).toList();
+        String usage = "usage: devstack.jar [--stack-only] [service…]   (services: " + String.join(", ", known) + "; all when none is named)";
+        // checked before anything starts: --help, or a typo, must not start the whole system
+        if (arguments.contains("--help") || arguments.contains("-h")) {
+            System.out.println(usage);
+            return;
+        }
+        List<String> unknown = arguments.stream().filter(a -> a.startsWith("-") ? !a.equals("--stack-only") : !known.contains(a)).toList();
+        if (!unknown.isEmpty()) {
+            System.err.println("unknown argument(s) " + unknown + "\n" + usage);
+            System.exit(2);
+        }
         Path repoRoot = Path.of(System.getProperty("umbra.repo.root", ".")).toAbsolutePath().normalize();
         Path tokens = repoRoot.resolve(".run-local").resolve("tokens.env");
 
