@@ -18,12 +18,11 @@ import org.eclipse.microprofile.reactive.messaging.OnOverflow;
  * Publishes stored events to the topics they were read from, as Debezium's outbox router published
  * them: the aggregate id as key, the payload as value, the envelope headers (the event id first of
  * all, so every consumer's inbox knows the event) and the record timestamp of their first recording.
- * One more header names the replay, for operators reading the topic.
+ * One more header names the replay ({@link EventHeaders#REPLAY}): for operators reading the topic, and for the inbox,
+ * which takes the timestamp of such a copy as its original's commit time, as it takes a source block's.
  */
 @ApplicationScoped
 public class ReplayPublisher {
-
-    public static final String REPLAY_HEADER = "umbra.replay";
 
     private final MutinyEmitter<byte[]> records;
 
@@ -54,7 +53,7 @@ public class ReplayPublisher {
         if (event.traceContext() != null) {
             header(headers, EventHeaders.TRACE_PARENT, event.traceContext());
         }
-        header(headers, REPLAY_HEADER, replayId);
+        header(headers, EventHeaders.REPLAY, replayId);
         return Message.of(event.payload().getBytes(StandardCharsets.UTF_8)).addMetadata(OutgoingKafkaRecordMetadata.<String>builder()
                 .withTopic(event.topic()).withKey(event.aggregateId()).withTimestamp(event.recordedAt()).withHeaders(headers).build());
     }

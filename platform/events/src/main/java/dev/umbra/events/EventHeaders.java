@@ -18,6 +18,12 @@ public final class EventHeaders {
      * outbox row's transaction committed. A record produced by hand or by a replay has none.
      */
     public static final String SOURCE = "source";
+    /**
+     * The replay that sent the record (audit's {@code POST /audit/replays}): such a copy has no source block, and its
+     * timestamp is its original's commit time as audit recorded it, where a record re-produced by hand has the time
+     * it was re-produced.
+     */
+    public static final String REPLAY = "umbra.replay";
 
     private EventHeaders() {
     }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.umbra.audit.AuditFixtures;
-import dev.umbra.audit.replay.ReplayPublisher;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.licensing.LicenseExtended;
 import dev.umbra.events.licensing.LicenseGranted;
@@ -128,7 +127,7 @@ class DatabaseOutageIT {
                 .then().statusCode(202).extract().path("id");
         try (KafkaProbe topic = KafkaProbe.read("umbra.audit_probe")) {
             // the first batch is out: the database goes away in the middle of the replay
-            topic.awaitRecord(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER)), WAIT);
+            topic.awaitRecord(r -> replay.equals(KafkaProbe.header(r, EventHeaders.REPLAY)), WAIT);
             link.cut();
             await().atMost(WAIT).until(() -> roundFailuresLogged() > failuresLogged);
             link.restore();
@@ -139,7 +138,7 @@ class DatabaseOutageIT {
             await().atMost(WAIT).until(() -> db.text("select status from work_item where queue = 'audit-replay' and item_key = ?", replay)
                     .equals("done"));
             // every event at least once (a batch cut short is published again), in order per aggregate
-            await().atMost(WAIT).until(() -> topic.seen().stream().filter(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER)))
+            await().atMost(WAIT).until(() -> topic.seen().stream().filter(r -> replay.equals(KafkaProbe.header(r, EventHeaders.REPLAY)))
                     .map(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID)).distinct().toList(), seen -> seen.equals(ids));
         }
         assertThat(db.count("select count(*) from audit_log where aggregate_id = ?", aggregate)).isEqualTo(9);

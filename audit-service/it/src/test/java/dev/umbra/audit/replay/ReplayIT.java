@@ -101,9 +101,9 @@ class ReplayIT {
                 .extract().path("id");
         assertThat(finished(replay)).isEqualTo("COMPLETED");
         try (KafkaProbe topic = KafkaProbe.read(TOPIC)) {
-            topic.awaitRecord(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER))
+            topic.awaitRecord(r -> replay.equals(KafkaProbe.header(r, EventHeaders.REPLAY))
                     && ids.get(ids.size() - 1).toString().equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), WAIT);
-            assertThat(topic.seen().stream().filter(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER)))
+            assertThat(topic.seen().stream().filter(r -> replay.equals(KafkaProbe.header(r, EventHeaders.REPLAY)))
                     .map(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID)).toList())
                     .containsExactlyElementsOf(ids.stream().map(UUID::toString).toList());
         }
@@ -130,12 +130,12 @@ class ReplayIT {
                 .body("note", org.hamcrest.Matchers.containsString("masked")).body("note", org.hamcrest.Matchers.containsString("horizon"));
 
         try (KafkaProbe topic = KafkaProbe.read(TOPIC)) {
-            topic.awaitRecord(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER)) && ids.get(4).toString()
+            topic.awaitRecord(r -> replay.equals(KafkaProbe.header(r, EventHeaders.REPLAY)) && ids.get(4).toString()
                     .equals(KafkaProbe.header(r, EventHeaders.EVENT_ID)), WAIT);
             List<ConsumerRecord<String, byte[]>> originals = topic.seen().stream()
-                    .filter(r -> aggregate.equals(r.key()) && KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER) == null).toList();
+                    .filter(r -> aggregate.equals(r.key()) && KafkaProbe.header(r, EventHeaders.REPLAY) == null).toList();
             List<ConsumerRecord<String, byte[]>> replayed = topic.seen().stream()
-                    .filter(r -> replay.equals(KafkaProbe.header(r, ReplayPublisher.REPLAY_HEADER))).toList();
+                    .filter(r -> replay.equals(KafkaProbe.header(r, EventHeaders.REPLAY))).toList();
             // in recorded order, the masked third one and the old one left out
             assertThat(replayed).extracting(r -> KafkaProbe.header(r, EventHeaders.EVENT_ID))
                     .containsExactly(ids.get(0).toString(), ids.get(1).toString(), ids.get(3).toString(), ids.get(4).toString());

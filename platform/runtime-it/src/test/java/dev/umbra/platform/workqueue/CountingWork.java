@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The work of {@link WorkQueueDrainIT}'s queue: each try takes a moment, so tries of one round overlap; keys starting with "refused" fail, "slow" ones take {@link #SLOW}. */
+/**
+ * The work of {@link WorkQueueDrainIT}'s queue: each try takes a moment, so tries of one round overlap; keys starting with
+ * "refused" fail, "raced" ones lose an optimistic lock's race, "slow" ones take {@link #SLOW}.
+ */
 @ApplicationScoped
 public class CountingWork implements WorkHandler {
 
@@ -31,6 +34,9 @@ public class CountingWork implements WorkHandler {
         return Uni.createFrom().item(item.key()).onItem().delayIt().by(takes).map(key -> {
             inFlight.decrementAndGet();
             tried.add(key);
+            if (key.startsWith("raced")) {
+                throw new jakarta.persistence.OptimisticLockException("another transaction changed the row meanwhile");
+            }
             return key.startsWith("refused") ? Outcome.failed("the far side refused it") : Outcome.done();
         });
     }

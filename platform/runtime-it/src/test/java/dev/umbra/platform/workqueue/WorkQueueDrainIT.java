@@ -89,6 +89,17 @@ class WorkQueueDrainIT {
     }
 
     @Test
+    void anItemWhoseTriesLoseRacesMoreOftenThanItsAttemptsIsTriedAgainNeverDead() throws Throwable {
+        enqueue(List.of("raced-1"), Instant.now());
+        for (int i = 0; i < config.of(CountingWork.QUEUE).maxAttempts() + 2; i++) {
+            db.execute("update work_item set due_at = now() where queue = ? and item_key = 'raced-1'", CountingWork.QUEUE);
+            assertThat(runOnce()).isOne();
+        }
+        assertThat(db.text("select status || ':' || failures from work_item where queue = ? and item_key = 'raced-1'", CountingWork.QUEUE))
+                .isEqualTo("pending:0");
+    }
+
+    @Test
     void anItemWhoseTurnInTheRoundComesWithLessThanHalfItsLeaseLeftGoesBackInLineUntried() throws Throwable {
         enqueue(keys("slow", 5), Instant.now());
 

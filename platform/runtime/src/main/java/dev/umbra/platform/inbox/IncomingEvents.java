@@ -37,7 +37,7 @@ final class IncomingEvents {
             throw new EventDecodingException("record has no value (payload)");
         }
         try {
-            Instant committed = committedAt(headers);
+            Instant committed = committedAt(record);
             return new EventEnvelope(
                     UUID.fromString(required(headers, EventHeaders.EVENT_ID)),
                     required(headers, EventHeaders.AGGREGATE_TYPE),
@@ -55,11 +55,16 @@ final class IncomingEvents {
         }
     }
 
-    /** Debezium's source.ts_ms where the record carries a readable source block; null otherwise. */
-    private static Instant committedAt(Headers headers) {
+    /**
+     * Debezium's source.ts_ms where the record carries a readable source block; a replay's copy its timestamp, which
+     * is its original's commit time (audit recorded it so); null otherwise: a record re-produced by hand has the time
+     * it was re-produced, which is no commit time.
+     */
+    private static Instant committedAt(ConsumerRecord<?, byte[]> record) {
+        Headers headers = record.headers();
         String source = optional(headers, EventHeaders.SOURCE);
         if (source == null) {
-            return null;
+            return optional(headers, EventHeaders.REPLAY) != null && record.timestamp() >= 0 ? Instant.ofEpochMilli(record.timestamp()) : null;
         }
         try {
             JsonNode committed = EventCodec.parse(source.getBytes(StandardCharsets.UTF_8)).path("ts_ms");

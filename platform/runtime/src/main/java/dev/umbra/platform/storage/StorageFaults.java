@@ -126,9 +126,17 @@ public final class StorageFaults {
      */
     public static boolean lostRace(Throwable error) {
         for (Throwable cause : causes(error)) {
-            if ("23505".equals(sqlState(cause))
-                    || cause instanceof org.hibernate.StaleStateException
-                    || cause instanceof jakarta.persistence.OptimisticLockException) {
+            if ("23505".equals(sqlState(cause))) {
+                return true;
+            }
+        }
+        return rowChangedMeanwhile(error);
+    }
+
+    /** An optimistic lock whose version moved: another transaction changed the row since it was read. Trying again reads it anew. */
+    public static boolean rowChangedMeanwhile(Throwable error) {
+        for (Throwable cause : causes(error)) {
+            if (cause instanceof org.hibernate.StaleStateException || cause instanceof jakarta.persistence.OptimisticLockException) {
                 return true;
             }
         }

@@ -377,7 +377,8 @@ public final class WorkQueue {
 
     private Uni<Boolean> attempt(Context caller, WorkHandler handler, WorkItem item) {
         return OwnContext.runOn(caller, () -> handler.handle(item))
-                .onFailure().recoverWithItem(error -> StorageFaults.isTransient(error)
+                // a row another transaction changed meanwhile is a race lost, not the item's fault: tried again, never dead for it
+                .onFailure().recoverWithItem(error -> StorageFaults.isTransient(error) || StorageFaults.rowChangedMeanwhile(error)
                         ? Outcome.unavailable(error.toString(), null)
                         : Outcome.failed(error.toString()))
                 .chain(outcome -> record(item, outcome)

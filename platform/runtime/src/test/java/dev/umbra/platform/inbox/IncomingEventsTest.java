@@ -39,6 +39,16 @@ class IncomingEventsTest {
     }
 
     @Test
+    void aReplaysCopyWasCommittedAtItsTimestampTheOriginalsCommit() {
+        // audit's replay sends a copy stamped with its original's commit time, and says so by its header: orders by commit
+        // time (licensing's stream marks) hold for a rebuild from a replay as for the live events
+        ConsumerRecord<String, byte[]> copy = record(null);
+        header((RecordHeaders) copy.headers(), EventHeaders.REPLAY, UUID.randomUUID().toString());
+        assertEquals(READ_BY_DEBEZIUM, IncomingEvents.decode(copy).committedAt());
+        assertEquals(READ_BY_DEBEZIUM, IncomingEvents.decode(copy).recordedAt());
+    }
+
+    @Test
     void aSourceBlockThatCannotBeReadCostsTheCommitTimeNotTheEvent() {
         // a worker with the JSON header converter wraps the block in schema and payload; a header edited by hand may be anything
         for (String unreadable : List.of("not json", "{\"ts_ms\":\"yesterday\"}", "{\"schema\":{},\"payload\":{\"ts_ms\":1}}")) {
