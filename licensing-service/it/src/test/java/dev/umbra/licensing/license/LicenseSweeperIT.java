@@ -53,18 +53,29 @@ class LicenseSweeperIT {
         }
         inbox.awaitProcessed("licensing", events);
 
+        // a sweep claims five items (the test profile's batch): the two sweepers claim at once, round after round, and each
+        // must take items the other did not
         int swept = 0;
+        int roundsBothSwept = 0;
         while (true) {
             CompletableFuture<Integer> one = CompletableFuture.supplyAsync(this::sweepOnce);
             CompletableFuture<Integer> other = CompletableFuture.supplyAsync(this::sweepOnce);
-            int batch = one.get() + other.get();
-            if (batch == 0) {
+            int first = one.get();
+            int second = other.get();
+            if (first + second == 0) {
                 break;
             }
-            swept += batch;
+            roundsBothSwept += first > 0 && second > 0 ? 1 : 0;
+            swept += first + second;
         }
 
         assertThat(swept).isGreaterThanOrEqualTo(guilds.size());
+        assertThat(roundsBothSwept).as("rounds in which both sweepers swept").isPositive();
+        List<String> licenseIdsSwept = db.rows("select license_id::text from license where guild_id = any(string_to_array(?, ','))",
+                String.join(",", guilds)).stream().map(row -> row.get(0)).toList();
+        assertThat(db.count("select count(*) from work_item where queue = 'license-sweep' and item_key = any(string_to_array(?, ',')) "
+                + "and status = 'done' and attempts = 1", String.join(",", licenseIdsSwept)))
+                .as("each license's item tried once, by one of the sweepers").isEqualTo(guilds.size());
         for (String guildId : guilds) {
             given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}/license", guildId)
                     .then().statusCode(200).body("plan", org.hamcrest.Matchers.equalTo("FREE"));
