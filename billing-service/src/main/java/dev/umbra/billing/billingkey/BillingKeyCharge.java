@@ -36,7 +36,6 @@ public class BillingKeyCharge extends PanacheEntityBase {
             values (?1, ?2, clock_timestamp() + cast(?3 as bigint) * interval '1 millisecond')
             on conflict (payment_id) do update set billing_key_id = excluded.billing_key_id, until = excluded.until""";
     private static final String ANY_ON_THEIR_WAY = "select exists (select 1 from billing_key_charge where billing_key_id = $1 and until > clock_timestamp())";
-    private static final String ON_ITS_WAY_NOW = "select exists (select 1 from billing_key_charge where payment_id = $1 and until > clock_timestamp())";
 
     /** The charge of {@code paymentId} (sent again, when it was sent before) is on its way with {@code billingKeyId} for {@code within} from now. */
     public static Uni<Void> onItsWay(UUID paymentId, UUID billingKeyId, Duration within) {
@@ -47,12 +46,6 @@ public class BillingKeyCharge extends PanacheEntityBase {
     /** The charge's answer is applied: nothing more of it can reach the gateway. */
     public static Uni<Void> answered(UUID paymentId) {
         return delete("paymentId", paymentId).replaceWithVoid();
-    }
-
-    /** Whether the charge of {@code paymentId} was sent and may still reach the gateway now, its answer not applied yet. */
-    public static Uni<Boolean> isOnItsWay(UUID paymentId) {
-        return Panache.getSession().chain(session -> NativeSelects.select(session, ON_ITS_WAY_NOW, paymentId))
-                .map(NativeSelects.single(Boolean.class));
     }
 
     /** Whether a charge with the key may still reach the gateway now. */

@@ -2,7 +2,6 @@ package dev.umbra.billing.subscription;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.umbra.billing.billingkey.BillingKey;
-import dev.umbra.billing.billingkey.BillingKeyCharge;
 import dev.umbra.billing.gateway.ChargeOutcome;
 import dev.umbra.billing.payment.KeptAttempts;
 import dev.umbra.billing.payment.Payment;
@@ -180,18 +179,7 @@ public class Renewals implements WorkHandler, KeptAttempts {
                 return Outcome.done();
             });
         }).onFailure(UpgradeInFlight.class).recoverWithItem(waiting -> Outcome.deferred(waiting.getMessage(),
-                clock.instant().plus(UPGRADE_WAIT)))
-                .onFailure(AttemptOnItsWay.class).recoverWithItem(waiting -> Outcome.deferred(waiting.getMessage(), null));
-    }
-
-    /**
-     * The period's kept attempt is being sent by another try of the item right now (one that took the lease over from a
-     * worker thought dead): its answer decides whether it is sent again, so this try waits instead of sending it alongside.
-     */
-    private static final class AttemptOnItsWay extends RuntimeException {
-        AttemptOnItsWay() {
-            super("the period's attempt is being sent by another try: this one waits for its answer", null, false, false);
-        }
+                clock.instant().plus(UPGRADE_WAIT)));
     }
 
     /**
@@ -250,10 +238,8 @@ public class Renewals implements WorkHandler, KeptAttempts {
                 if (stored.isPresent()) {
                     // stored by an earlier try that may never have sent it (its worker died after the commit, the commit's answer
                     // was lost), or that the gateway said it did nothing with (a 500, a 429): sent again as stored, under its own
-                    // key, which a gateway that has it answers again; but not while a try is sending it
-                    Payment kept = stored.get();
-                    return BillingKeyCharge.isOnItsWay(kept.id).chain(onItsWay -> onItsWay ? Uni.createFrom().failure(new AttemptOnItsWay())
-                            : charges.prepareAgain(kept, key, orderName));
+                    // key, which a gateway that has it answers again
+                    return charges.prepareAgain(stored.get(), key, orderName);
                 }
                 if (!inFlight.isEmpty()) {
                     return Uni.createFrom().failure(new UpgradeInFlight());
