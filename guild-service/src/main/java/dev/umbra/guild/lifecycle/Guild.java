@@ -36,9 +36,16 @@ public class Guild extends PanacheEntityBase {
     @Column(name = "updated_at", nullable = false)
     public Instant updatedAt;
 
-    /** When, on Discord, the latest change applied happened, as far as the bot's calls said: a call about an earlier event is overtaken. */
-    @Column(name = "discord_at")
-    public Instant discordAt;
+    /**
+     * When, on Discord, the latest install or kick applied happened, as far as the bot's calls said: an install or kick about an
+     * earlier event is overtaken. Whether the bot is in the guild and who owns it are two facts, each with its own order.
+     */
+    @Column(name = "presence_at")
+    public Instant presenceAt;
+
+    /** When, on Discord, the latest owner change applied happened: an owner change about an earlier one is overtaken. */
+    @Column(name = "owner_at")
+    public Instant ownerAt;
 
     @Version
     public long version;
@@ -51,7 +58,7 @@ public class Guild extends PanacheEntityBase {
         guild.ownerId = installerUserId;
         guild.installedAt = now;
         guild.updatedAt = now;
-        guild.discordAt = occurredAt;
+        guild.presenceAt = occurredAt;
         return guild;
     }
 
@@ -64,19 +71,26 @@ public class Guild extends PanacheEntityBase {
         guild.guildId = guildId;
         guild.status = GuildStatus.KICKED;
         guild.updatedAt = now;
-        guild.discordAt = occurredAt;
+        guild.presenceAt = occurredAt;
         return guild;
     }
 
-    /** Whether a call about an event that happened on Discord at {@code occurredAt} (null: not said) comes after a later one was applied. */
-    public boolean overtaken(Instant occurredAt) {
-        return occurredAt != null && discordAt != null && occurredAt.isBefore(discordAt);
+    /** Whether an install or kick that happened on Discord at {@code occurredAt} (null: not said) comes after a later one was applied. */
+    public boolean presenceOvertaken(Instant occurredAt) {
+        return before(occurredAt, presenceAt);
     }
 
-    private void happened(Instant occurredAt) {
-        if (occurredAt != null && (discordAt == null || occurredAt.isAfter(discordAt))) {
-            discordAt = occurredAt;
-        }
+    /** Whether an owner change that happened on Discord at {@code occurredAt} (null: not said) comes after a later one was applied. */
+    public boolean ownerOvertaken(Instant occurredAt) {
+        return before(occurredAt, ownerAt);
+    }
+
+    private static boolean before(Instant occurredAt, Instant latest) {
+        return occurredAt != null && latest != null && occurredAt.isBefore(latest);
+    }
+
+    private static Instant latest(Instant occurredAt, Instant latest) {
+        return occurredAt != null && (latest == null || occurredAt.isAfter(latest)) ? occurredAt : latest;
     }
 
     /**
@@ -99,10 +113,10 @@ public class Guild extends PanacheEntityBase {
         if (status == GuildStatus.DELETED) {
             throw new IllegalStateException("guild " + guildId + " was deleted");
         }
-        if (overtaken(occurredAt)) {
+        if (presenceOvertaken(occurredAt)) {
             return false;
         }
-        happened(occurredAt);
+        presenceAt = latest(occurredAt, presenceAt);
         if (status == GuildStatus.INSTALLED) {
             return false;
         }
@@ -118,10 +132,10 @@ public class Guild extends PanacheEntityBase {
 
     /** The bot was removed at {@code occurredAt} on Discord (null: not said). Returns false when it already was, the guild is gone, or the call was overtaken. */
     public boolean kick(Instant occurredAt, Instant now) {
-        if (overtaken(occurredAt) || status == GuildStatus.DELETED) {
+        if (presenceOvertaken(occurredAt) || status == GuildStatus.DELETED) {
             return false;
         }
-        happened(occurredAt);
+        presenceAt = latest(occurredAt, presenceAt);
         if (status != GuildStatus.INSTALLED) {
             return false;
         }
@@ -130,15 +144,18 @@ public class Guild extends PanacheEntityBase {
         return true;
     }
 
-    /** Returns false when {@code newOwnerId} already owns the guild, or the call was overtaken by a later change. */
+    /**
+     * Returns false when {@code newOwnerId} already owns the guild, or the call was overtaken by a later owner change; an install
+     * or a kick never overtakes it (the owner an install set, its installer, is no fact about when the owner changed).
+     */
     public boolean changeOwner(String newOwnerId, Instant occurredAt, Instant now) {
         if (status == GuildStatus.DELETED) {
             throw new IllegalStateException("guild " + guildId + " was deleted");
         }
-        if (overtaken(occurredAt)) {
+        if (ownerOvertaken(occurredAt)) {
             return false;
         }
-        happened(occurredAt);
+        ownerAt = latest(occurredAt, ownerAt);
         if (newOwnerId.equals(ownerId)) {
             return false;
         }

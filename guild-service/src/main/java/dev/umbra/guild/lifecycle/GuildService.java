@@ -42,7 +42,9 @@ public class GuildService {
             if (existing.status == GuildStatus.DELETED) {
                 return Uni.createFrom().failure(ProblemException.conflict("guild " + guildId + " was deleted"));
             }
-            overtaken(existing, "install", occurredAt);
+            if (existing.presenceOvertaken(occurredAt)) {
+                overtaken(existing, "install", occurredAt, existing.presenceAt);
+            }
             if (!existing.install(installerUserId, occurredAt, clock.instant())) {
                 return Uni.createFrom().item(new Installation(existing, false));
             }
@@ -61,7 +63,9 @@ public class GuildService {
                 return occurredAt == null ? Uni.createFrom().failure(ProblemException.notFound("no guild " + guildId))
                         : Guild.kickedUnseen(guildId, occurredAt, clock.instant()).<Guild>persistAndFlush();
             }
-            overtaken(guild, "kick", occurredAt);
+            if (guild.presenceOvertaken(occurredAt)) {
+                overtaken(guild, "kick", occurredAt, guild.presenceAt);
+            }
             return guild.kick(occurredAt, clock.instant()) ? outbox.publish(new BotKicked(guildId)).replaceWith(guild)
                     : Uni.createFrom().item(guild);
         });
@@ -73,7 +77,9 @@ public class GuildService {
             if (guild.status == GuildStatus.DELETED) {
                 return Uni.createFrom().failure(ProblemException.conflict("guild " + guildId + " was deleted"));
             }
-            overtaken(guild, "owner change", occurredAt);
+            if (guild.ownerOvertaken(occurredAt)) {
+                overtaken(guild, "owner change", occurredAt, guild.ownerAt);
+            }
             String oldOwnerId = guild.ownerId;
             return guild.changeOwner(newOwnerId, occurredAt, clock.instant())
                     ? outbox.publish(new GuildOwnerChanged(guildId, oldOwnerId, newOwnerId)).replaceWith(guild)
@@ -81,11 +87,9 @@ public class GuildService {
         });
     }
 
-    private static void overtaken(Guild guild, String call, Instant occurredAt) {
-        if (guild.overtaken(occurredAt)) {
-            LOG.infof("guild %s: the %s of %s came after a change of %s on Discord was applied; it changes nothing", guild.guildId, call,
-                    occurredAt, guild.discordAt);
-        }
+    private static void overtaken(Guild guild, String call, Instant occurredAt, Instant latest) {
+        LOG.infof("guild %s: the %s of %s came after a later one of %s on Discord was applied; it changes nothing", guild.guildId, call,
+                occurredAt, latest);
     }
 
     /**

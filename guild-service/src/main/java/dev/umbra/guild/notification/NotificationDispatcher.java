@@ -99,6 +99,10 @@ public class NotificationDispatcher implements WorkHandler {
                         return Uni.createFrom().item(Outcome.done());
                     }
                     String recipient = guild.getString("owner_id");
+                    if (recipient == null) {
+                        // a guild known only by a kick that overtook its install: nobody installed it here, nobody owns it yet
+                        return Uni.createFrom().item(Outcome.poison("no owner to tell: nobody owns the guild " + message.guildId() + " here yet"));
+                    }
                     return messenger.send(recipient, content, UUID.fromString(item.key()))
                             .map(discordMessageId -> Outcome.done())
                             .onFailure().recoverWithItem(this::outcomeOf);

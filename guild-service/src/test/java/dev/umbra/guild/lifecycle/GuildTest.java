@@ -89,6 +89,29 @@ class GuildTest {
     }
 
     @Test
+    void anOwnerChangeTriedAgainAfterALaterKickIsStillApplied() {
+        Guild guild = Guild.installed("123456789012345678", "223456789012345678", T0, T0);
+        assertThat(guild.kick(T1.plusSeconds(30), T1)).isTrue();
+
+        // the owner changed before the kick; its call came after it: who owns the guild is another fact than whether the bot is in it
+        assertThat(guild.changeOwner("323456789012345678", T1.plusSeconds(10), T1)).isTrue();
+        assertThat(guild.ownerId).isEqualTo("323456789012345678");
+        assertThat(guild.install("223456789012345678", T1.plusSeconds(60), T1)).isTrue();
+        assertThat(guild.ownerId).as("a reinstall keeps the owner").isEqualTo("323456789012345678");
+    }
+
+    @Test
+    void aReinstallTriedAgainAfterALaterOwnerChangeIsStillApplied() {
+        Guild guild = Guild.installed("123456789012345678", "223456789012345678", T0, T0);
+        assertThat(guild.kick(T1, T1)).isTrue();
+        assertThat(guild.changeOwner("323456789012345678", T1.plusSeconds(30), T1)).isTrue();
+
+        assertThat(guild.install("223456789012345678", T1.plusSeconds(20), T1)).isTrue();
+        assertThat(guild.status).isEqualTo(GuildStatus.INSTALLED);
+        assertThat(guild.ownerId).isEqualTo("323456789012345678");
+    }
+
+    @Test
     void aKickThatOvertookItsInstallKeepsTheGuildKickedWhenTheInstallComes() {
         Guild guild = Guild.kickedUnseen("123456789012345678", T1, T1);
 

@@ -139,10 +139,13 @@ class GuildLifecycleIT {
 
         // the install's retry after a 503, arriving after the kick
         install(guildId, T0).then().statusCode(200).body("status", equalTo("KICKED"));
-        changeOwner(guildId, Snowflakes.random(), T0.plusSeconds(10)).then().statusCode(200).body("ownerId", equalTo(OWNER));
+        // an owner change of before the kick, tried again after it: who owns the guild is not overtaken by the bot's presence
+        String newOwner = Snowflakes.random();
+        changeOwner(guildId, newOwner, T0.plusSeconds(10)).then().statusCode(200).body("ownerId", equalTo(newOwner));
+        changeOwner(guildId, OWNER, T0.plusSeconds(5)).then().statusCode(200).body("ownerId", equalTo(newOwner));
 
-        install(guildId, T0.plusSeconds(60)).then().statusCode(200).body("status", equalTo("INSTALLED"));
-        assertThat(eventsOf(guildId, "BotInstalled", 2)).containsExactly("BotInstalled", "BotKicked", "BotInstalled");
+        install(guildId, T0.plusSeconds(60)).then().statusCode(200).body("status", equalTo("INSTALLED")).body("ownerId", equalTo(newOwner));
+        assertThat(eventsOf(guildId, "BotInstalled", 2)).containsExactly("BotInstalled", "BotKicked", "GuildOwnerChanged", "BotInstalled");
     }
 
     @Test
@@ -174,6 +177,24 @@ class GuildLifecycleIT {
                     .when().post("/guilds/{id}/installation", guildId).then().statusCode(400).contentType("application/problem+json");
         }
         assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+    }
+
+    /** A time ahead of the service's clock by more than Discord's could be would overtake every later call: refused. */
+    @Test
+    void anOccurredAtInTheFutureIsA400AndChangesNothing() {
+        String guildId = Snowflakes.random();
+        Instant tomorrow = Instant.now().plus(Duration.ofDays(1));
+        install(guildId, tomorrow).then().statusCode(400).contentType("application/problem+json");
+        kick(guildId, tomorrow).then().statusCode(400).contentType("application/problem+json");
+        assertThat(db.count("select count(*) from guild where guild_id = ?", guildId)).isZero();
+
+        install(guildId, T0).then().statusCode(201);
+        changeOwner(guildId, Snowflakes.random(), tomorrow).then().statusCode(400).contentType("application/problem+json");
+        kick(guildId, tomorrow).then().statusCode(400);
+        // a clock a little ahead of ours is Discord's, not a mistake
+        String newOwner = Snowflakes.random();
+        changeOwner(guildId, newOwner, Instant.now().plusSeconds(60)).then().statusCode(200).body("ownerId", equalTo(newOwner));
+        given().auth().oauth2(Tokens.bot()).when().get("/guilds/{id}", guildId).then().body("status", equalTo("INSTALLED"));
     }
 
     @Test

@@ -218,6 +218,15 @@ class NotificationsIT {
         await().atMost(TIMEOUT).until(() -> "dead".equals(status(orphan)));
         assertThat(column("last_error", orphan)).startsWith("poison: no owner to tell");
         assertThat(attempts(orphan)).isZero();
+
+        // a guild known only by a kick that overtook its install has no owner yet: Discord is not asked to send to nobody
+        String unowned = Snowflakes.random();
+        given().auth().oauth2(Tokens.bot()).queryParam("occurredAt", Instant.now().toString()).when().delete("/guilds/{id}/installation", unowned)
+                .then().statusCode(200);
+        UUID ownerless = OutboxRecords.publish(new AntiNukeActioned(unowned, List.of("none")), Instant.now());
+        await().atMost(TIMEOUT).until(() -> "dead".equals(status(ownerless)));
+        assertThat(column("last_error", ownerless)).startsWith("poison: no owner to tell");
+        assertThat(attempts(ownerless)).isZero();
     }
 
     @Test
