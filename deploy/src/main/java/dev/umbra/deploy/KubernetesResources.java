@@ -105,7 +105,9 @@ public final class KubernetesResources {
                     "kind", "KafkaConnector",
                     "metadata", map("name", connector.path("name").asText(),
                             "labels", map("strimzi.io/cluster", CONNECT_CLUSTER, "app.kubernetes.io/part-of", "umbra")),
-                    "spec", map("class", connectorClass, "tasksMax", tasks, "config", config)));
+                    // a connector that fails (started before its service's migrations made the publication, a record its
+                    // transforms cannot take) is restarted by Strimzi with a growing back-off, not left FAILED for good
+                    "spec", map("class", connectorClass, "tasksMax", tasks, "autoRestart", map("enabled", true), "config", config)));
         }
         return connectors;
     }
@@ -114,20 +116,21 @@ public final class KubernetesResources {
     static List<Object> topics(int partitions) {
         List<Object> topics = new ArrayList<>();
         EventCatalog.entries().stream().map(EventCatalog.Entry::aggregateType).distinct().forEach(aggregate -> {
-            topics.add(topic(Topics.of(aggregate), partitions));
-            topics.add(topic(Topics.deadLetterOf(Topics.of(aggregate)), partitions));
+            topics.add(topic(Topics.of(aggregate), partitions, map("min.insync.replicas", "2")));
+            topics.add(topic(Topics.deadLetterOf(Topics.of(aggregate)), partitions, map("min.insync.replicas", "2",
+                    "retention.ms", Long.toString(Topics.DEAD_LETTER_RETENTION.toMillis()))));
         });
         return topics;
     }
 
-    private static Object topic(String name, int partitions) {
+    private static Object topic(String name, int partitions, Map<String, Object> config) {
         return map(
                 "apiVersion", "kafka.strimzi.io/v1beta2",
                 "kind", "KafkaTopic",
                 "metadata", map("name", name.replace('.', '-').replace('_', '-'),
                         "labels", map("strimzi.io/cluster", KAFKA_CLUSTER, "app.kubernetes.io/part-of", "umbra")),
                 "spec", map("topicName", name, "partitions", partitions, "replicas", 3,
-                        "config", map("min.insync.replicas", "2")));
+                        "config", config));
     }
 
     /** What a service needs from its environment beyond its database, Kafka and the JWT settings every service has. */

@@ -175,8 +175,12 @@ class ComposeFileTest {
         Set<String> expected = new LinkedHashSet<>();
         EventCatalog.entries().stream().map(e -> Topics.of(e.aggregateType())).distinct()
                 .forEach(topic -> expected.addAll(List.of(topic, Topics.deadLetterOf(topic))));
-        assertThat(Set.of(loop.group(1).trim().split(" +"))).isEqualTo(expected);
-        assertThat(command).contains("--partitions " + KubernetesResources.partitions(ROOT));
+        Set<String> created = new LinkedHashSet<>();
+        Set.of(loop.group(1).trim().split(" +")).forEach(topic -> created.addAll(List.of(topic, Topics.deadLetterOf(topic))));
+        assertThat(created).isEqualTo(expected);
+        assertThat(command).contains("--topic \\\"$$topic\\\" --partitions " + KubernetesResources.partitions(ROOT))
+                .contains("--topic \\\"$$topic.dlq\\\" --partitions " + KubernetesResources.partitions(ROOT) + " --replication-factor 1 --config retention.ms="
+                        + Topics.DEAD_LETTER_RETENTION.toMillis());
 
         Map<String, String> ui = environment(service("kafka-ui"));
         assertThat(ui).containsEntry("KAFKA_CLUSTERS_0_BOOTSTRAPSERVERS", "kafka:9092")

@@ -183,6 +183,11 @@ class KubernetesResourcesTest {
         EventCatalog.entries().stream().map(e -> Topics.of(e.aggregateType())).distinct()
                 .forEach(topic -> assertThat(topics).contains(topic, Topics.deadLetterOf(topic)));
         assertThat(ofKind(resources, "KafkaTopic")).allSatisfy(t -> assertThat(t.path("spec").path("partitions").asInt()).isEqualTo(partitions));
+        assertThat(ofKind(resources, "KafkaTopic")).filteredOn(t -> t.path("spec").path("topicName").asText().endsWith(Topics.DEAD_LETTER_SUFFIX))
+                .isNotEmpty().allSatisfy(t -> assertThat(t.path("spec").path("config").path("retention.ms").asText())
+                        .isEqualTo(Long.toString(Topics.DEAD_LETTER_RETENTION.toMillis())));
+        assertThat(ofKind(resources, "KafkaConnector")).isNotEmpty()
+                .allSatisfy(c -> assertThat(c.path("spec").path("autoRestart").path("enabled").asBoolean()).as("autoRestart").isTrue());
         int brokers = ofKind(resources, "KafkaNodePool").stream().mapToInt(p -> p.path("spec").path("replicas").asInt()).sum();
         assertThat(ofKind(resources, "KafkaTopic")).allSatisfy(t -> assertThat(t.path("spec").path("replicas").asInt()).isBetween(1, brokers));
 

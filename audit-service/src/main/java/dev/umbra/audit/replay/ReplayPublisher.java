@@ -54,8 +54,9 @@ public class ReplayPublisher {
             header(headers, EventHeaders.TRACE_PARENT, event.traceContext());
         }
         header(headers, EventHeaders.REPLAY, replayId);
+        header(headers, EventHeaders.COMMITTED_AT, event.recordedAt().toString());
         return Message.of(event.payload().getBytes(StandardCharsets.UTF_8)).addMetadata(OutgoingKafkaRecordMetadata.<String>builder()
-                .withTopic(event.topic()).withKey(event.aggregateId()).withTimestamp(event.recordedAt()).withHeaders(headers).build());
+                .withTopic(event.topic()).withKey(event.aggregateId()).withHeaders(headers).build());
     }
 
     private static void header(RecordHeaders headers, String name, String value) {

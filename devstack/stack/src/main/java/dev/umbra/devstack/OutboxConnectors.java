@@ -132,6 +132,10 @@ public final class OutboxConnectors {
         config.put("transforms.outbox.table.fields.additional.placement", "type:header:eventType,aggregatetype:header:aggregateType,"
                 + "timestamp:header:occurredAt,schema_version:header:schemaVersion,tracingspancontext:header:traceparent,"
                 + "sequence:header:sequence");
+        // a column added to the outbox later is missing from the rows written before the migration that adds it (services
+        // still running the old version during a rollout): the record goes out without that header, which consumers take as
+        // unknown, rather than fail the connector on it again and again
+        config.put("transforms.outbox.table.fields.additional.error.on.missing", "false");
         config.put("transforms.outbox.table.expand.json.payload", "false");
         return config;
     }

@@ -18,12 +18,15 @@ public final class EventHeaders {
      * outbox row's transaction committed. A record produced by hand or by a replay has none.
      */
     public static final String SOURCE = "source";
-    /**
-     * The replay that sent the record (audit's {@code POST /audit/replays}): such a copy has no source block, and its
-     * timestamp is its original's commit time as audit recorded it, where a record re-produced by hand has the time
-     * it was re-produced.
-     */
+    /** The replay that sent the record (audit's {@code POST /audit/replays}): such a copy has no source block. */
     public static final String REPLAY = "umbra.replay";
+    /**
+     * When the event's transaction committed (an ISO-8601 instant), on a copy that has no source block: audit's replay
+     * writes its original's commit time as audit recorded it, and a copy re-produced or redriven with its headers keeps it.
+     * Not the record's timestamp, which is when the copy was sent: a copy stamped with an old commit time would fall
+     * outside the topic's retention at once, and an offset reset "to a time" would take it for an old record.
+     */
+    public static final String COMMITTED_AT = "umbra.committed-at";
 
     private EventHeaders() {
     }

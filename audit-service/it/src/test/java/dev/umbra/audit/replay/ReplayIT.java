@@ -144,9 +144,12 @@ class ReplayIT {
                         .equals(KafkaProbe.header(copy, EventHeaders.EVENT_ID))).findFirst().orElseThrow();
                 assertThat(copy.key()).isEqualTo(original.key());
                 assertThat(copy.partition()).isEqualTo(original.partition());
-                // a copy has no source block: its timestamp is the original's commit, so consumers record it as before
+                // a copy has no source block: it carries the original's commit in a header, so consumers record it as before, and
+                // is stamped when it was sent, so that the topic's retention keeps it as long as any record sent then
                 assertThat(KafkaProbe.header(copy, EventHeaders.SOURCE)).isNull();
-                assertThat(copy.timestamp()).isEqualTo(JSON.readTree(KafkaProbe.header(original, EventHeaders.SOURCE)).path("ts_ms").longValue());
+                long committed = JSON.readTree(KafkaProbe.header(original, EventHeaders.SOURCE)).path("ts_ms").longValue();
+                assertThat(Instant.parse(KafkaProbe.header(copy, EventHeaders.COMMITTED_AT)).toEpochMilli()).isEqualTo(committed);
+                assertThat(copy.timestamp()).isGreaterThanOrEqualTo(original.timestamp()).isGreaterThan(committed);
                 assertThat(JSON.readTree(copy.value())).isEqualTo(JSON.readTree(original.value()));
                 for (String header : List.of(EventHeaders.EVENT_TYPE, EventHeaders.AGGREGATE_TYPE, EventHeaders.OCCURRED_AT,
                         EventHeaders.SCHEMA_VERSION)) {

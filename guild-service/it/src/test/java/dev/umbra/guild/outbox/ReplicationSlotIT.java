@@ -65,8 +65,12 @@ class ReplicationSlotIT {
         Awaitility.await().atMost(TIMEOUT).untilAsserted(() -> assertThat(
                 Metrics.scrape().sum("umbra_replication_slot_retained_wal_bytes", "slot=\"" + SLOT + "\""))
                 .as("a slot nobody reads keeps the WAL of the rows just written").isPositive());
+        Awaitility.await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Metrics.scrape().sum("umbra_replication_slot_inactive"))
+                .as("no connector streams the slot").isOne());
 
         devstack.streamOutbox("guild", DATABASE);
+        Awaitility.await().atMost(TIMEOUT).untilAsserted(() -> assertThat(Metrics.scrape().sum("umbra_replication_slot_inactive"))
+                .as("the connector streams the slot").isZero());
 
         try (KafkaProbe topic = KafkaProbe.read(Topics.of(Aggregates.GUILD))) {
             for (String guildId : guilds) {

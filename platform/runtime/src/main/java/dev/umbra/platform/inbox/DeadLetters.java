@@ -1,6 +1,7 @@
 package dev.umbra.platform.inbox;
 
 import dev.umbra.events.Topics;
+import io.smallrye.common.annotation.Identifier;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.annotation.PreDestroy;
@@ -8,6 +9,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -17,7 +19,6 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -43,12 +44,13 @@ public class DeadLetters {
     private static final Logger LOG = Logger.getLogger(DeadLetters.class);
     private static final int MAX_ERROR_LENGTH = 1000;
 
-    private final String bootstrapServers;
+    /** The service's {@code kafka.*} client settings (Quarkus' default broker: servers, TLS, SASL), as the channels have them. */
+    private final Map<String, Object> kafka;
     private final InboxConfig.DeadLetter config;
     private volatile KafkaProducer<String, byte[]> producer;
 
-    public DeadLetters(@ConfigProperty(name = "kafka.bootstrap.servers") String bootstrapServers, InboxConfig config) {
-        this.bootstrapServers = bootstrapServers;
+    public DeadLetters(@Identifier("default-kafka-broker") Map<String, Object> kafka, InboxConfig config) {
+        this.kafka = kafka;
         this.config = config.deadLetter();
     }
 
@@ -103,7 +105,12 @@ public class DeadLetters {
             synchronized (this) {
                 if (producer == null) {
                     Properties settings = new Properties();
-                    settings.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+                    // the producer's own settings of them (a secured cluster's alike); others would each be logged as unknown
+                    kafka.forEach((name, value) -> {
+                        if (ProducerConfig.configNames().contains(name)) {
+                            settings.put(name, value);
+                        }
+                    });
                     settings.put(ProducerConfig.ACKS_CONFIG, "all");
                     settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
                     int timeoutMs = (int) config.timeout().toMillis();

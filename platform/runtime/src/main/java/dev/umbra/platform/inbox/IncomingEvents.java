@@ -56,15 +56,16 @@ final class IncomingEvents {
     }
 
     /**
-     * Debezium's source.ts_ms where the record carries a readable source block; a replay's copy its timestamp, which
-     * is its original's commit time (audit recorded it so); null otherwise: a record re-produced by hand has the time
-     * it was re-produced, which is no commit time.
+     * Debezium's source.ts_ms where the record carries a readable source block; a copy's {@value EventHeaders#COMMITTED_AT}
+     * header (a replay's: its original's commit as audit recorded it); null otherwise: a record re-produced by hand
+     * without either has the time it was re-produced, which is no commit time.
      */
     private static Instant committedAt(ConsumerRecord<?, byte[]> record) {
         Headers headers = record.headers();
         String source = optional(headers, EventHeaders.SOURCE);
         if (source == null) {
-            return optional(headers, EventHeaders.REPLAY) != null && record.timestamp() >= 0 ? Instant.ofEpochMilli(record.timestamp()) : null;
+            String committed = optional(headers, EventHeaders.COMMITTED_AT);
+            return committed == null ? null : Instant.parse(committed);
         }
         try {
             JsonNode committed = EventCodec.parse(source.getBytes(StandardCharsets.UTF_8)).path("ts_ms");

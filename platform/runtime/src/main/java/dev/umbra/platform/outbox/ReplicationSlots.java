@@ -28,6 +28,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code max_slot_wal_keep_size}): the events committed since reach no connector. 0 otherwise, and
  * always in a service that publishes nothing.
  *
+ * <p>Gauge {@code umbra_replication_slot_inactive}: 1 while the outbox's slot is there but no connector
+ * streams from it (the connector failed, was paused or deleted, or Connect is down): events wait in the
+ * WAL and reach no consumer, long before the retained WAL grows large on a quiet database. A connector's
+ * restart detaches it for seconds; the alert waits minutes.
+ *
  * <p>Measured on a schedule, not per scrape: a scrape must not wait for the database. While the
  * database is away the last values stay.
  */
@@ -43,20 +48,28 @@ public class ReplicationSlots {
             select exists (select 1 from pg_publication where pubname = 'umbra_outbox')
                and not exists (select 1 from pg_replication_slots
                                where slot_name = current_database() || '_outbox' and database = current_database()
-                                 and wal_status is distinct from 'lost') as missing""";
+                                 and wal_status is distinct from 'lost') as missing,
+                   exists (select 1 from pg_replication_slots
+                           where slot_name = current_database() || '_outbox' and database = current_database()
+                             and wal_status is distinct from 'lost' and not active) as inactive""";
 
     private final Pool pool;
     private final MeterRegistry registry;
     private final Map<String, AtomicLong> retained = new ConcurrentHashMap<>();
     private final Map<String, Gauge> gauges = new ConcurrentHashMap<>();
     private final AtomicLong missing = new AtomicLong();
+    private final AtomicLong inactive = new AtomicLong();
     private final Gauge missingGauge;
+    private final Gauge inactiveGauge;
 
     public ReplicationSlots(Pool pool, MeterRegistry registry) {
         this.pool = pool;
         this.registry = registry;
         this.missingGauge = Gauge.builder("umbra.replication.slot.missing", missing, AtomicLong::get)
                 .description("1 while the outbox's replication slot is gone or lost: committed events reach no connector")
+                .register(registry);
+        this.inactiveGauge = Gauge.builder("umbra.replication.slot.inactive", inactive, AtomicLong::get)
+                .description("1 while the outbox's replication slot is there but no connector streams from it")
                 .register(registry);
     }
 
@@ -73,7 +86,11 @@ public class ReplicationSlots {
                     retained.keySet().stream().filter(slot -> !present.contains(slot)).toList().forEach(this::forget);
                 })
                 .chain(() -> Statements.execute(pool, MISSING))
-                .invoke(rows -> missing.set(rows.iterator().next().getBoolean("missing") ? 1 : 0))
+                .invoke(rows -> {
+                    Row row = rows.iterator().next();
+                    missing.set(row.getBoolean("missing") ? 1 : 0);
+                    inactive.set(row.getBoolean("inactive") ? 1 : 0);
+                })
                 .onFailure().recoverWithNull()
                 .replaceWithVoid();
     }
@@ -83,6 +100,7 @@ public class ReplicationSlots {
     void unregister() {
         retained.keySet().stream().toList().forEach(this::forget);
         registry.remove(missingGauge);
+        registry.remove(inactiveGauge);
     }
 
     private AtomicLong bytes(String slot) {

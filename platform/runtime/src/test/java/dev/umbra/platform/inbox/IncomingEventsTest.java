@@ -39,13 +39,21 @@ class IncomingEventsTest {
     }
 
     @Test
-    void aReplaysCopyWasCommittedAtItsTimestampTheOriginalsCommit() {
-        // audit's replay sends a copy stamped with its original's commit time, and says so by its header: orders by commit
-        // time (licensing's stream marks) hold for a rebuild from a replay as for the live events
+    void aReplaysCopyWasCommittedWhenItsOriginalWasNotWhenItWasSent() {
+        // audit's replay sends a copy with its original's commit time in a header: orders by commit time (licensing's stream
+        // marks) hold for a rebuild from a replay as for the live events; the copy's timestamp is when it was sent
         ConsumerRecord<String, byte[]> copy = record(null);
         header((RecordHeaders) copy.headers(), EventHeaders.REPLAY, UUID.randomUUID().toString());
-        assertEquals(READ_BY_DEBEZIUM, IncomingEvents.decode(copy).committedAt());
-        assertEquals(READ_BY_DEBEZIUM, IncomingEvents.decode(copy).recordedAt());
+        header((RecordHeaders) copy.headers(), EventHeaders.COMMITTED_AT, COMMITTED.toString());
+        assertEquals(COMMITTED, IncomingEvents.decode(copy).committedAt());
+        assertEquals(COMMITTED, IncomingEvents.decode(copy).recordedAt());
+    }
+
+    @Test
+    void aReplaysCopyWithoutItsCommitTimeHasNone() {
+        ConsumerRecord<String, byte[]> copy = record(null);
+        header((RecordHeaders) copy.headers(), EventHeaders.REPLAY, UUID.randomUUID().toString());
+        assertNull(IncomingEvents.decode(copy).committedAt(), "the timestamp of a copy is when it was sent");
     }
 
     @Test
