@@ -14,11 +14,14 @@ public interface MaskingSettings {
      * {@code SESSION-REF} are all {@code sessionref}), at any depth of the payload. The defaults:
      * session references, ids and keys (not a count of sessions), tokens, billing keys (not their ids) and
      * the gateway's auth keys, and anything that looks like a secret, a password, a credential, a key,
-     * a JWT, card data or a signature. Setting it replaces the list: start from this one.
+     * a JWT, card data (its number, security code, expiry, track data, PIN) or a signature. Setting it replaces the list:
+     * start from this one. Whatever a field is called, a text value that holds a card number, a JWT or a bearer token is
+     * masked too ({@link PayloadMasking}).
      */
-    @WithDefault("session|.*session(ref|id|key|token).*|.*token.*|.*billingkeys?|.*authkey.*|.*secret.*|.*passw(or)?d.*|pwd|"
-            + ".*passphrase.*|.*credential.*|.*apikey.*|.*privatekey.*|.*signingkey.*|.*accesskey.*|.*authori[sz]ation.*|.*cookie.*|"
-            + ".*signature.*|.*jwt.*|.*bearer.*|.*cardnumber.*|.*cvc.*|.*cvv.*|pan|cardpan")
+    @WithDefault("session|.*session(ref|id|key|token|hash).*|.*token.*|.*billingkeys?|.*authkey.*|.*secret.*|.*passw(or)?d.*|pwd|"
+            + ".*passphrase.*|.*credential.*|.*apikey.*|.*privatekey.*|.*signingkey.*|.*accesskey.*|.*encryptionkey.*|"
+            + ".*authori[sz]ation.*|.*cookie.*|.*signature.*|.*jwt.*|.*bearer.*|.*cardnumber.*|.*cardno.*|.*cardnum.*|ccnum.*|"
+            + "ccnumber|card|cardexpir.*|expiry(month|year|date)?|expirationdate|.*track[12].*|pin|pincode|.*cvc.*|.*cvv.*|pan|cardpan")
     String fieldNames();
 
     /** What a masked value is replaced with. */

@@ -71,6 +71,35 @@ class PayloadMaskingTest {
     }
 
     @Test
+    void cardDataUnderOtherNamesIsMasked() {
+        JsonNode payload = EventCodec.parse(("{\"card\":\"x\",\"card_no\":\"a\",\"cardNum\":\"b\",\"cc_number\":\"c\",\"expiry\":\"12/29\","
+                + "\"card_expiry\":\"d\",\"track2\":\"e\",\"pin\":\"f\",\"encryption_key\":\"g\",\"session_hash\":\"h\","
+                + "\"pinned\":true,\"license_expires_at\":\"2026-01-01T00:00:00Z\"}").getBytes());
+
+        PayloadMasking.Masked masked = defaults.mask(payload);
+
+        assertThat(masked.maskedFields()).containsExactly("/card", "/card_no", "/cardNum", "/cc_number", "/expiry", "/card_expiry", "/track2",
+                "/pin", "/encryption_key", "/session_hash");
+    }
+
+    @Test
+    void aCardNumberAJwtOrABearerTokenInAnyTextIsMaskedWhateverTheFieldsName() {
+        String jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl";
+        JsonNode payload = EventCodec.parse(("{\"reason\":\"customer asked, card 4111 1111 1111 1111\",\"note\":\"4111-1111-1111-1111\","
+                + "\"error_summary\":\"Discord said 401 for Bearer abcdefgh12345678\",\"result_summary\":\"token " + jwt + " refused\","
+                + "\"lines\":[\"378282246310005\",\"kept\"],"
+                // a Discord id (17 to 20 digits), an order number that fails the Luhn check, an epoch in millis: kept
+                + "\"guild_id\":\"123456789012345678\",\"suspects\":[\"1234567890123456789\"],\"order\":\"4111111111111112\","
+                + "\"at\":\"1795895338852\",\"amount\":4111111111111111}").getBytes());
+
+        PayloadMasking.Masked masked = defaults.mask(payload);
+
+        assertThat(masked.maskedFields()).containsExactly("/reason", "/note", "/error_summary", "/result_summary", "/lines/0");
+        assertThat(masked.payload().toString()).doesNotContain("4111 1111", "4111-1111", "abcdefgh12345678", jwt, "378282246310005")
+                .contains("123456789012345678", "1234567890123456789", "4111111111111112", "1795895338852", "kept");
+    }
+
+    @Test
     void noFieldOfAnyEventInTheCatalogueIsMaskedButTheSessionReference() {
         for (EventCatalog.Entry entry : EventCatalog.entries()) {
             for (RecordComponent component : entry.payloadType().getRecordComponents()) {

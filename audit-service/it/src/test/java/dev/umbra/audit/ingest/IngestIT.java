@@ -176,8 +176,10 @@ class IngestIT {
         String guild = Snowflakes.random();
         ProducerRecord<String, byte[]> dead = record(new BotInstalled(guild, Snowflakes.random()), deadLetter, now);
         KafkaProbe.produceAll(List.of(new ProducerRecord<>(dead.topic() + ".dlq", null, dead.key(), dead.value(), dead.headers())));
+        // the dead-letter topic, made by that produce, is in the consumer's metadata after its next refresh (500 ms in the test
+        // profile) and a rebalance: had the pattern taken it, the record would be read from the earliest offset by then
         KafkaProbe.produceAll(List.of(record(new BotInstalled(guild, Snowflakes.random()), after, now)));
-        await().atMost(WAIT).until(() -> stored(db, after) == 1);
+        await().pollDelay(Duration.ofSeconds(5)).atMost(WAIT).until(() -> stored(db, after) == 1);
         assertThat(stored(db, deadLetter)).isZero();
     }
 
@@ -230,8 +232,13 @@ class IngestIT {
             service.text("select audit_stage_month('audit_log', date_trunc('month', cast(? as timestamptz) at time zone 'UTC') at time zone 'UTC', 10)",
                     stagedMonth);
             assertThat(db.count("select count(*) from " + staged + " where event_id = ?", inDefault)).as("staged").isOne();
-            assertThatThrownBy(() -> service.execute("delete from " + staged)).as(staged).rootCause().hasMessageContaining("append-only");
-            assertThatThrownBy(() -> service.execute("update " + staged + " set event_type = 'Forged'")).as(staged).rootCause()
+            // only the retention's functions write it: a row the service's role put there would stand in for the default's
+            for (String change : List.of("insert into " + staged + " select * from " + staged, "delete from " + staged,
+                    "update " + staged + " set event_type = 'Forged'", "select count(*) from " + staged)) {
+                assertThatThrownBy(() -> service.execute(change)).as(change).rootCause().hasMessageContaining("permission denied");
+            }
+            assertThatThrownBy(() -> db.execute("delete from " + staged)).as(staged).rootCause().hasMessageContaining("append-only");
+            assertThatThrownBy(() -> db.execute("update " + staged + " set event_type = 'Forged'")).as(staged).rootCause()
                     .hasMessageContaining("append-only");
             assertThatThrownBy(() -> db.execute("truncate " + staged)).as(staged).rootCause().hasMessageContaining("append-only");
         } finally {
