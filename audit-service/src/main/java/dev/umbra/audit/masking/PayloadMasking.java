@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
 public final class PayloadMasking {
 
     private static final Pattern CARD_NUMBER = Pattern.compile("(?<![0-9])[0-9](?:[ -]?[0-9]){14,15}(?![0-9])");
+    /** A UUID's first groups can be all digits, dashed like a card number: ids are no card data. */
+    private static final Pattern UUID_TEXT = Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
     private static final Pattern JWT = Pattern.compile("eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*");
     private static final Pattern BEARER = Pattern.compile("(?i)\\bbearer\\s+[A-Za-z0-9._~+/-]{8,}");
 
@@ -85,7 +87,7 @@ public final class PayloadMasking {
         if (JWT.matcher(text).find() || BEARER.matcher(text).find()) {
             return true;
         }
-        Matcher digits = CARD_NUMBER.matcher(text);
+        Matcher digits = CARD_NUMBER.matcher(UUID_TEXT.matcher(text).replaceAll(" "));
         while (digits.find()) {
             if (luhn(digits.group().replaceAll("[ -]", ""))) {
                 return true;

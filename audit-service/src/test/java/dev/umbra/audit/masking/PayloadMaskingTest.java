@@ -90,13 +90,14 @@ class PayloadMaskingTest {
                 + "\"lines\":[\"378282246310005\",\"kept\"],"
                 // a Discord id (17 to 20 digits), an order number that fails the Luhn check, an epoch in millis: kept
                 + "\"guild_id\":\"123456789012345678\",\"suspects\":[\"1234567890123456789\"],\"order\":\"4111111111111112\","
-                + "\"at\":\"1795895338852\",\"amount\":4111111111111111}").getBytes());
+                + "\"at\":\"1795895338852\",\"amount\":4111111111111111,\"subscription_id\":\"41111111-1111-1111-1111-000000000000\"}").getBytes());
 
         PayloadMasking.Masked masked = defaults.mask(payload);
 
         assertThat(masked.maskedFields()).containsExactly("/reason", "/note", "/error_summary", "/result_summary", "/lines/0");
         assertThat(masked.payload().toString()).doesNotContain("4111 1111", "4111-1111", "abcdefgh12345678", jwt, "378282246310005")
-                .contains("123456789012345678", "1234567890123456789", "4111111111111112", "1795895338852", "kept");
+                .contains("123456789012345678", "1234567890123456789", "4111111111111112", "1795895338852", "kept",
+                        "41111111-1111-1111-1111-000000000000");
     }
 
     @Test
