@@ -18,6 +18,18 @@ begin
 end
 $$;
 
-select audit_guard_staged(c.relname) from pg_class c
-where c.relkind = 'r' and not c.relispartition and c.relnamespace = current_schema()::regnamespace
-  and c.relname ~ '^audit_(log|guild)_[0-9]{4}_[0-9]{2}$';
+-- The platform's repeatable grants (R__service_role_rights) give the service's role every table of the schema again
+-- whenever they run (the role changed): they call this at their end.
+create function restrict_service_role() returns void language plpgsql as $$
+declare
+    staged text;
+begin
+    for staged in select c.relname from pg_class c
+                  where c.relkind = 'r' and not c.relispartition and c.relnamespace = current_schema()::regnamespace
+                    and c.relname ~ '^audit_(log|guild)_[0-9]{4}_[0-9]{2}$' loop
+        perform audit_guard_staged(staged);
+    end loop;
+end
+$$;
+
+select restrict_service_role();

@@ -2,6 +2,7 @@
 -- order on Discord: one clock for both dropped an owner change tried again after a later kick (the guild kept its
 -- old owner for good), and an install tried again after a later owner change. presence_at orders installs and
 -- kicks, owner_at owner changes. A row's one time so far bounds both: which fact set it is not known.
-alter table guild rename column discord_at to presence_at;
-alter table guild add column owner_at timestamptz;
-update guild set owner_at = presence_at where presence_at is not null;
+-- discord_at stays for the pods of the previous version while a rolling update replaces them (they read and write
+-- it); nothing of this version uses it, and a later migration drops it.
+alter table guild add column presence_at timestamptz, add column owner_at timestamptz;
+update guild set presence_at = discord_at, owner_at = discord_at where discord_at is not null;

@@ -15,5 +15,9 @@ begin
         revoke all on "${flyway:table}" from "${service_role}";
         execute format('revoke temporary on database %I from public', current_database());
     end if;
+    -- a service that keeps some tables from its role (audit's staged months) takes back what the grants above gave
+    if to_regprocedure('restrict_service_role()') is not null then
+        perform restrict_service_role();
+    end if;
 end
 $$;

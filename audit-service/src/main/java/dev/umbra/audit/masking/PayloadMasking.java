@@ -23,7 +23,8 @@ public final class PayloadMasking {
     /** A UUID's first groups can be all digits, dashed like a card number: ids are no card data. */
     private static final Pattern UUID_TEXT = Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
     private static final Pattern JWT = Pattern.compile("eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]*");
-    private static final Pattern BEARER = Pattern.compile("(?i)\\bbearer\\s+[A-Za-z0-9._~+/-]{8,}");
+    /** A bearer token is long and random: "Bearer authorization header" in an error's text is none. */
+    private static final Pattern BEARER = Pattern.compile("(?i)\\bbearer\\s+(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{20,}");
 
     /** The payload as it may be stored, and the JSON paths ({@code /a/0/b}) of the values it no longer holds. */
     public record Masked(JsonNode payload, List<String> maskedFields) {

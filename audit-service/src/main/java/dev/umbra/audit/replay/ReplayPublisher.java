@@ -17,9 +17,10 @@ import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 /**
  * Publishes stored events to the topics they were read from, as Debezium's outbox router published
  * them: the aggregate id as key, the payload as value, the envelope headers (the event id first of
- * all, so every consumer's inbox knows the event) and the record timestamp of their first recording.
- * One more header names the replay ({@link EventHeaders#REPLAY}): for operators reading the topic, and for the inbox,
- * which takes the timestamp of such a copy as its original's commit time, as it takes a source block's.
+ * all, so every consumer's inbox knows the event). Two more: {@link EventHeaders#REPLAY} names the replay, for
+ * operators reading the topic; {@link EventHeaders#COMMITTED_AT} is the time of their first recording, which the
+ * inbox takes as the copy's commit time, as it takes a source block's. The record's timestamp is when it is sent,
+ * so that the topic's retention keeps it as long as any record sent then.
  */
 @ApplicationScoped
 public class ReplayPublisher {

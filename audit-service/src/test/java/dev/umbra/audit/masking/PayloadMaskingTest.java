@@ -86,7 +86,7 @@ class PayloadMaskingTest {
     void aCardNumberAJwtOrABearerTokenInAnyTextIsMaskedWhateverTheFieldsName() {
         String jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl";
         JsonNode payload = EventCodec.parse(("{\"reason\":\"customer asked, card 4111 1111 1111 1111\",\"note\":\"4111-1111-1111-1111\","
-                + "\"error_summary\":\"Discord said 401 for Bearer abcdefgh12345678\",\"result_summary\":\"token " + jwt + " refused\","
+                + "\"error_summary\":\"Discord said 401 for Bearer abcdefgh12345678ijklmnop\",\"detail\":\"invalid Bearer authorization header\",\"result_summary\":\"token " + jwt + " refused\","
                 + "\"lines\":[\"378282246310005\",\"kept\"],"
                 // a Discord id (17 to 20 digits), an order number that fails the Luhn check, an epoch in millis: kept
                 + "\"guild_id\":\"123456789012345678\",\"suspects\":[\"1234567890123456789\"],\"order\":\"4111111111111112\","
@@ -95,9 +95,9 @@ class PayloadMaskingTest {
         PayloadMasking.Masked masked = defaults.mask(payload);
 
         assertThat(masked.maskedFields()).containsExactly("/reason", "/note", "/error_summary", "/result_summary", "/lines/0");
-        assertThat(masked.payload().toString()).doesNotContain("4111 1111", "4111-1111", "abcdefgh12345678", jwt, "378282246310005")
+        assertThat(masked.payload().toString()).doesNotContain("4111 1111", "4111-1111", "abcdefgh12345678ijklmnop", jwt, "378282246310005")
                 .contains("123456789012345678", "1234567890123456789", "4111111111111112", "1795895338852", "kept",
-                        "41111111-1111-1111-1111-000000000000");
+                        "41111111-1111-1111-1111-000000000000", "invalid Bearer authorization header");
     }
 
     @Test

@@ -105,9 +105,10 @@ public class DeadLetters {
             synchronized (this) {
                 if (producer == null) {
                     Properties settings = new Properties();
-                    // the producer's own settings of them (a secured cluster's alike); others would each be logged as unknown
+                    // the producer's own settings of them (a secured cluster's alike), and the name of the TLS configuration
+                    // Quarkus' SSL engine factory reads (kafka.tls-configuration-name); others would each be logged as unknown
                     kafka.forEach((name, value) -> {
-                        if (ProducerConfig.configNames().contains(name)) {
+                        if (ProducerConfig.configNames().contains(name) || name.equals("tls-configuration-name")) {
                             settings.put(name, value);
                         }
                     });

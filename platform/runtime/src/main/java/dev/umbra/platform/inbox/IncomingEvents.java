@@ -57,15 +57,20 @@ final class IncomingEvents {
 
     /**
      * Debezium's source.ts_ms where the record carries a readable source block; a copy's {@value EventHeaders#COMMITTED_AT}
-     * header (a replay's: its original's commit as audit recorded it); null otherwise: a record re-produced by hand
-     * without either has the time it was re-produced, which is no commit time.
+     * header (a replay's: its original's commit as audit recorded it); the timestamp of a replay's copy without it (sent
+     * before the header existed, stamped so); null otherwise: a record re-produced by hand without either has the time it
+     * was re-produced, which is no commit time.
      */
     private static Instant committedAt(ConsumerRecord<?, byte[]> record) {
         Headers headers = record.headers();
         String source = optional(headers, EventHeaders.SOURCE);
         if (source == null) {
             String committed = optional(headers, EventHeaders.COMMITTED_AT);
-            return committed == null ? null : Instant.parse(committed);
+            if (committed != null) {
+                return Instant.parse(committed);
+            }
+            // a copy sent by a replay before the header existed was stamped with its original's commit
+            return optional(headers, EventHeaders.REPLAY) != null && record.timestamp() >= 0 ? Instant.ofEpochMilli(record.timestamp()) : null;
         }
         try {
             JsonNode committed = EventCodec.parse(source.getBytes(StandardCharsets.UTF_8)).path("ts_ms");
@@ -76,8 +81,8 @@ final class IncomingEvents {
     }
 
     /**
-     * When the event's transaction committed, as Debezium read it from the source database; a record that
-     * carries no source block (produced by a replay or by hand) has it as its timestamp. A source block
+     * When the event's transaction committed, as Debezium read it from the source database or a replay's copy
+     * says; a record that carries neither (produced by hand) has its timestamp instead. A source block
      * that cannot be read (a Connect worker whose header converter is not the simple one, a header edited by
      * hand) costs the commit time only, never the event: the timestamp stands in, with a WARN a minute.
      */
