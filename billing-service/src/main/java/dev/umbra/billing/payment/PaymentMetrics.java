@@ -21,12 +21,16 @@ public class PaymentMetrics {
 
     private final MeterRegistry registry;
     private final Clock clock;
+    private final Counter unmatchedCharges;
     /** attempted_at of the oldest IN_PROGRESS payment as last read; null when there is none. */
     private final AtomicReference<Instant> oldestInProgress = new AtomicReference<>();
 
     PaymentMetrics(MeterRegistry registry, Clock clock) {
         this.registry = registry;
         this.clock = clock;
+        this.unmatchedCharges = Counter.builder("umbra.billing.charges.unmatched")
+                .description("Charges the gateway reports DONE for an order no payment of billing's has: money taken with no record here")
+                .register(registry);
         Gauge.builder("umbra.billing.payments.oldest.in.progress", this, PaymentMetrics::oldestInProgressSeconds)
                 .description("How long the oldest payment still IN_PROGRESS has waited for its result (0: none); read by every reconciliation run")
                 .baseUnit("seconds").register(registry);
@@ -38,6 +42,10 @@ public class PaymentMetrics {
                 }
             }
         }
+    }
+
+    void unmatchedCharge() {
+        unmatchedCharges.increment();
     }
 
     void settled(PaymentSettlement.Result result, PaymentSettlement.Source source) {

@@ -119,7 +119,16 @@ public class PaymentSettlement {
                 // the server rolled the whole transaction back (a serialization failure): nothing was written, run again
                 .onFailure(StorageFaults::rolledBackByServer).retry().atMost(3)
                 .onFailure(StorageFaults::lostRace).recoverWithItem(Result.LOST_RACE)
-                .invoke(result -> metrics.settled(result, source));
+                .invoke(result -> {
+                    metrics.settled(result, source);
+                    if (result == Result.NO_SUCH_PAYMENT && report != null && report.verdict() == GatewayReport.Verdict.PAID) {
+                        // an attempt rolled back as never charged whose charge the gateway reports after all: nothing here
+                        // watches that money, so an operator gives it back (alert ChargeWithoutPayment)
+                        metrics.unmatchedCharge();
+                        LOG.warnf("the gateway reports gateway payment %s DONE for %d (order %s), which is none of billing's payments: "
+                                + "the money is to be given back by hand", report.paymentKey(), report.amount(), report.orderId());
+                    }
+                });
     }
 
     /**

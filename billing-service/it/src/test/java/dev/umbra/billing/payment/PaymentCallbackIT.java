@@ -15,6 +15,7 @@ import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.devstack.PaymentGatewaySandbox.Callback;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.testing.DevstackResource;
+import dev.umbra.testing.ExpectedLog;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
 
 /** The gateway's signed callbacks, from devstack's sandbox (and forged ones), against the service's intake. */
 @QuarkusTest
+@ExpectedLog(category = "dev.umbra.billing.payment.PaymentSettlement", message = "which is none of billing's payments")
 @WithTestResource(value = DevstackResource.class, initArgs = {@ResourceArg(name = "database", value = "billing"), @ResourceArg(name = "outbox", value = "billing")})
 class PaymentCallbackIT extends SandboxCallingBack {
 
@@ -213,6 +215,37 @@ class PaymentCallbackIT extends SandboxCallingBack {
         // the genuine one still goes through afterwards
         gateway.deliver(body, Instant.now()).then().statusCode(200).body("status", equalTo("completed"));
         assertThat(status(db, payment.paymentId())).isEqualTo("SUCCEEDED");
+    }
+
+    /**
+     * A charge the gateway reports DONE for an order no payment has (an attempt rolled back as never charged, whose charge
+     * the gateway lists after all): nothing here can give that money back by itself, so it is counted and logged for an
+     * operator (alert ChargeWithoutPayment), and acknowledged so that the gateway stops sending it.
+     */
+    @Test
+    void aChargeReportedDoneForAnOrderNoPaymentHasIsCountedAndLogged() {
+        PaymentRows.FirstCharge payment = PaymentRows.inProgress(db, 9_900, null, Instant.now());
+        sandbox.loseCallbacks(1);
+        gateway.chargeAccepted(payment);
+        Charge charge = sandbox.chargesOf(payment.orderId()).get(0);
+        double before = unmatched();
+        String orderId = "order-" + UUID.randomUUID();
+        Charge elsewhere = new Charge("pay_" + UUID.randomUUID().toString().replace("-", ""), orderId, charge.idempotencyKey(),
+                charge.billingKey(), charge.amount(), charge.amount(), PaymentGatewaySandbox.Status.DONE, charge.requestedAt());
+
+        gateway.deliver(GatewayCharges.callbackBody(elsewhere, "DONE"), Instant.now()).then().statusCode(200).body("status", equalTo("failed"));
+        assertThat(unmatched()).isEqualTo(before + 1);
+        // a report of a charge that took nothing is no money to give back
+        Charge declined = new Charge("pay_" + UUID.randomUUID().toString().replace("-", ""), "order-" + UUID.randomUUID(), charge.idempotencyKey(),
+                charge.billingKey(), charge.amount(), charge.amount(), PaymentGatewaySandbox.Status.ABORTED, charge.requestedAt());
+        gateway.deliver(GatewayCharges.callbackBody(declined, "ABORTED"), Instant.now()).then().statusCode(200);
+        assertThat(unmatched()).isEqualTo(before + 1);
+    }
+
+    private double unmatched() {
+        String scraped = given().get(metrics).then().statusCode(200).extract().asString();
+        return scraped.lines().filter(line -> line.startsWith("umbra_billing_charges_unmatched_total"))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 
     @Test
