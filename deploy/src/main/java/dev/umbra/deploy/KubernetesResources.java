@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,6 +40,9 @@ public final class KubernetesResources {
     static final String DATABASE_OWNER = "umbra";
     static final String CONNECT_CLUSTER = "umbra-connect";
     static final String KAFKA_BOOTSTRAP = KAFKA_CLUSTER + "-kafka-bootstrap:9092";
+    static final Duration SHUTDOWN_DELAY = Duration.ofSeconds(5);
+    static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(15);
+    static final int TERMINATION_GRACE_SECONDS = 30;
     /** Run as by the Quarkus base images (ubi9 OpenJDK for JVM, ubi-minimal for native): a non-root user. */
     static final long RUN_AS_USER = 185;
 
@@ -151,6 +155,10 @@ public final class KubernetesResources {
         config.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://postgres:5432/" + service.database());
         config.put("QUARKUS_DATASOURCE_JDBC_URL", "jdbc:postgresql://postgres:5432/" + service.database());
         config.put("KAFKA_BOOTSTRAP_SERVERS", KAFKA_BOOTSTRAP);
+        // on SIGTERM: readiness answers DOWN for 5 s while the endpoints drop the pod, then requests in flight get 15 s to
+        // finish; both within the pod's grace period (30 s)
+        config.put("UMBRA_SHUTDOWN_DELAY", SHUTDOWN_DELAY.toString());
+        config.put("UMBRA_SHUTDOWN_TIMEOUT", SHUTDOWN_TIMEOUT.toString());
         switch (service.name()) {
             case "billing" -> {
                 config.put("UMBRA_PAYMENT_GATEWAY_URL", "https://payment-gateway.invalid");
@@ -245,8 +253,8 @@ public final class KubernetesResources {
                 "apiVersion", "apps/v1",
                 "kind", "Deployment",
                 "metadata", map("name", name, "labels", labels),
+                // no replicas: the HorizontalPodAutoscaler owns the number, and every apply would set it back otherwise
                 "spec", map(
-                        "replicas", 2,
                         "selector", map("matchLabels", map("app.kubernetes.io/name", name)),
                         "template", map(
                                 "metadata", map("labels", labels, "annotations", map(
@@ -255,7 +263,7 @@ public final class KubernetesResources {
                                         "prometheus.io/path", "/q/metrics")),
                                 "spec", map(
                                         "securityContext", map("runAsNonRoot", true, "seccompProfile", map("type", "RuntimeDefault")),
-                                        "terminationGracePeriodSeconds", 30,
+                                        "terminationGracePeriodSeconds", TERMINATION_GRACE_SECONDS,
                                         "initContainers", List.of(migrations),
                                         "containers", List.of(container),
                                         "volumes", List.of(
