@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Predicate;
@@ -19,6 +20,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -59,6 +61,20 @@ public final class KafkaProbe implements AutoCloseable {
     /** Every record seen so far, after one more poll. */
     public List<ConsumerRecord<String, byte[]>> seen() {
         poll();
+        return List.copyOf(seen);
+    }
+
+    /**
+     * Every record the topic holds now: polls until the probe has joined its group and read each partition up to its end
+     * offset. For a check that something is not there, where one poll of a probe that has not joined yet returns nothing.
+     */
+    public List<ConsumerRecord<String, byte[]>> seenToEnd() {
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ZERO).until(() -> {
+            poll();
+            Set<TopicPartition> assigned = consumer.assignment();
+            return !assigned.isEmpty() && consumer.endOffsets(assigned).entrySet().stream()
+                    .allMatch(end -> consumer.position(end.getKey()) >= end.getValue());
+        });
         return List.copyOf(seen);
     }
 

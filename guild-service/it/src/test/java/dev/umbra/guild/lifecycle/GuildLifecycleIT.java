@@ -157,7 +157,9 @@ class GuildLifecycleIT {
 
         // added again later: the first BotInstalled anyone hears of, with its installer the owner
         install(guildId, T0.plusSeconds(60)).then().statusCode(200).body("status", equalTo("INSTALLED")).body("ownerId", equalTo(OWNER));
-        assertThat(eventsOf(guildId, "BotInstalled", 1)).containsExactly("BotInstalled");
+        // a kick after it, on the guild's partition: once it is there, anything published before it is too
+        kick(guildId, T0.plusSeconds(90)).then().statusCode(200);
+        assertThat(eventsOf(guildId, "BotKicked", 1)).containsExactly("BotInstalled", "BotKicked");
     }
 
     @Test

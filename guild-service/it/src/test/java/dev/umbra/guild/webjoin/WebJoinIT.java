@@ -93,11 +93,15 @@ class WebJoinIT {
     @Test
     void thePlanConvergesWhateverOrderTheEventsComeIn() {
         Instant granted = Instant.now().plusSeconds(1);
-        OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PREMIUM"), granted.plusSeconds(10));
-        OutboxRecords.publish(new LicenseDowngraded(licenseId, "PREMIUM", "FREE"), granted.plusSeconds(20));
-        OutboxRecords.publish(new LicenseSuspended(licenseId, "PAYMENT_FAILED"), granted.plusSeconds(30));
-        OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PREMIUM"), granted.plusSeconds(10));
-        OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PRO"), granted);
+        List<UUID> published = List.of(
+                OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PREMIUM"), granted.plusSeconds(10)),
+                OutboxRecords.publish(new LicenseDowngraded(licenseId, "PREMIUM", "FREE"), granted.plusSeconds(20)),
+                OutboxRecords.publish(new LicenseSuspended(licenseId, "PAYMENT_FAILED"), granted.plusSeconds(30)),
+                OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PREMIUM"), granted.plusSeconds(10)),
+                OutboxRecords.publish(new LicenseGranted(licenseId, guildId, "PRO"), granted));
+        // every one applied, the two stale grants after the suspension too, before the plan is looked at
+        await().atMost(Duration.ofSeconds(30)).until(() -> db.count("select count(distinct event_id) from processed_event where event_id = any(string_to_array(?, ',')::uuid[])",
+                String.join(",", published.stream().map(UUID::toString).toList())) == published.size());
         awaitPlan("FREE", "SUSPENDED");
 
         Instant canceled = granted.plusSeconds(60);

@@ -118,7 +118,7 @@ class InstallBurstsIT {
         assertOneLicenseAndOneGrantEach(all);
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(Topics.of(Aggregates.GUILD)))) {
             Set<String> ids = waiting.stream().map(UUID::toString).collect(Collectors.toSet());
-            assertThat(deadLetters.seen()).filteredOn(r -> ids.contains(KafkaProbe.header(r, EventHeaders.EVENT_ID))).isEmpty();
+            assertThat(deadLetters.seenToEnd()).filteredOn(r -> ids.contains(KafkaProbe.header(r, EventHeaders.EVENT_ID))).isEmpty();
         }
     }
 

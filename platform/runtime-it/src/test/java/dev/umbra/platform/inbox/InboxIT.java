@@ -139,7 +139,7 @@ class InboxIT {
         Set<String> culprits = Set.of(failing.toString(), rejected.toString(), undecodable.toString());
         Set<String> mine = good.stream().map(UUID::toString).collect(Collectors.toSet());
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
-            await().atMost(PATIENCE).until(() -> deadLetteredAmong(deadLetters.seen(), culprits).size() == culprits.size());
+            await().atMost(PATIENCE).until(() -> deadLetteredAmong(deadLetters.seenToEnd(), culprits).size() == culprits.size());
             List<ConsumerRecord<String, byte[]>> seen = deadLetters.seen();
             assertThat(deadLetteredAmong(seen, mine)).isEmpty();
             ConsumerRecord<String, byte[]> failed = deadLetteredAmong(seen, Set.of(failing.toString())).get(0);
@@ -181,7 +181,7 @@ class InboxIT {
         assertThat(distinctApplications(db, good)).isEqualTo(good.size());
         Set<String> culprits = Set.of(conflicting.toString(), unparsable.toString());
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
-            await().atMost(PATIENCE).until(() -> deadLetteredAmong(deadLetters.seen(), culprits).size() == culprits.size());
+            await().atMost(PATIENCE).until(() -> deadLetteredAmong(deadLetters.seenToEnd(), culprits).size() == culprits.size());
         }
         assertThat(claims(db, List.of(conflicting, unparsable))).isZero();
     }
@@ -295,7 +295,7 @@ class InboxIT {
         assertThat(distinctApplications(db, ids)).isEqualTo(ids.size());
         assertThat(claims(db, ids)).isEqualTo(ids.size());
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
-            assertThat(deadLetteredAmong(deadLetters.seen(), Set.copyOf(ids.stream().map(UUID::toString).toList())))
+            assertThat(deadLetteredAmong(deadLetters.seenToEnd(), Set.copyOf(ids.stream().map(UUID::toString).toList())))
                     .isEmpty();
         }
     }
@@ -329,7 +329,7 @@ class InboxIT {
         await().atMost(PATIENCE).until(() -> applications(db, List.of(hangingId, behindId)) == 2);
         assertThat(distinctApplications(db, List.of(hangingId, behindId))).isEqualTo(2);
         try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(TestConsumer.TOPIC))) {
-            assertThat(deadLetteredAmong(deadLetters.seen(), Set.of(hangingId.toString(), behindId.toString()))).isEmpty();
+            assertThat(deadLetteredAmong(deadLetters.seenToEnd(), Set.of(hangingId.toString(), behindId.toString()))).isEmpty();
         }
         // the tries that timed out rolled back and reported nothing, not even once released
         await().atMost(PATIENCE).untilAsserted(() -> assertThat(consumer.reportsOf(hangingId)).isEqualTo(1));
@@ -368,7 +368,7 @@ class InboxIT {
         }
         for (String topic : List.of(Topics.of("license"), Topics.of("subscription"))) {
             try (KafkaProbe deadLetters = KafkaProbe.read(Topics.deadLetterOf(topic))) {
-                assertThat(deadLetteredAmong(deadLetters.seen(), eventIds.stream().map(UUID::toString).collect(Collectors.toSet())))
+                assertThat(deadLetteredAmong(deadLetters.seenToEnd(), eventIds.stream().map(UUID::toString).collect(Collectors.toSet())))
                         .isEmpty();
             }
         }

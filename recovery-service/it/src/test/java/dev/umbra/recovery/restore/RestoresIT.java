@@ -205,7 +205,8 @@ class RestoresIT {
 
         JsonPath finished = awaitFinished(guild, job);
         assertThat(finished.getString("status")).isEqualTo("COMPLETED");
-        assertThat(db.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThan(0);
+        // a try that finished counts one: the fault made at least one more
+        assertThat(db.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThanOrEqualTo(2);
         assertRestored();
         assertThat(discord.guilds().changes(guild)).as("every step applied once").hasSize(11);
     }
@@ -218,7 +219,8 @@ class RestoresIT {
 
         JsonPath finished = awaitFinished(guild, job);
         assertThat(finished.getString("status")).isEqualTo("COMPLETED");
-        assertThat(db.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThan(0);
+        // a try that finished counts one: the fault made at least one more
+        assertThat(db.count("select attempts from work_item where queue = 'restore-job' and item_key = ?", job.toString())).isGreaterThanOrEqualTo(2);
         assertRestored();
         assertThat(discord.guilds().changes(guild)).as("every step applied once, the create whose answer was lost too").hasSize(11);
         assertThat(List.of(finished.getInt("created"), finished.getInt("updated"), finished.getInt("deleted"))).containsExactly(6, 3, 2);
