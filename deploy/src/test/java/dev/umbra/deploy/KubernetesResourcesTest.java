@@ -61,6 +61,20 @@ class KubernetesResourcesTest {
     }
 
     @Test
+    void prodsNativeExecutablesHaveABoundedHeapInTheirContainersAndInTheInitContainer() {
+        List<ObjectNode> resources = Kustomize.build(Kustomize.overlays(ROOT).get("prod"));
+        for (UmbraService service : ServiceRegistry.SERVICES) {
+            ObjectNode deployment = named(resources, "Deployment", service.module());
+            List<JsonNode> containers = new ArrayList<>(Kustomize.containers(deployment));
+            containers.addAll(Kustomize.initContainers(deployment));
+            assertThat(containers).as(service.module()).hasSize(2).allSatisfy(container -> {
+                assertThat(container.path("args").toString()).as("%s: %s", service.module(), container.path("name")).contains("-Xmx");
+                assertThat(container.path("resources").path("limits").path("memory").asText()).isEqualTo("256Mi");
+            });
+        }
+    }
+
+    @Test
     void overlaysDeployImagesFromARegistryWithATag() {
         for (String overlay : List.of("dev", "prod")) {
             List<ObjectNode> resources = Kustomize.build(Kustomize.overlays(ROOT).get(overlay));
