@@ -53,6 +53,7 @@ class SubscriptionFlowsIT {
         assertThat(charges).singleElement().satisfies(charge -> assertThat(charge.amount()).isEqualTo(9_900));
         assertThat(eventTypes(Topics.of(Aggregates.SUBSCRIPTION), paid.subscription().toString(), "SubscriptionStarted"))
                 .containsExactly("SubscriptionStarted");
+        SystemClient.awaitMessagesSent();
         assertThat(umbra.toldTo(paid.owner())).containsOnlyOnce("Your PRO subscription is active. Thank you!");
 
         // the token the owner paid with also reads their guild's license: one identity across the services
@@ -110,6 +111,7 @@ class SubscriptionFlowsIT {
                 .hasSize(1);
         await().atMost(TIMEOUT).until(() -> umbra.toldTo(paid.owner()).contains("Umbra is paused for your server (BOT_KICKED)."));
         SystemClient.awaitAllConsumed();
+        SystemClient.awaitMessagesSent();
         assertThat(umbra.toldTo(paid.owner())).containsOnlyOnce("Umbra is paused for your server (BOT_KICKED).");
         assertThat(umbra.chargesOf(paid.subscription())).hasSize(1);
 
@@ -122,6 +124,7 @@ class SubscriptionFlowsIT {
         SystemClient.awaitAllConsumed();
         assertThat(eventTypes(Topics.of(Aggregates.SUBSCRIPTION), paid.subscription().toString(), "SubscriptionResumed"))
                 .containsExactly("SubscriptionStarted", "SubscriptionSuspended", "SubscriptionResumed");
+        SystemClient.awaitMessagesSent();
         assertThat(umbra.toldTo(paid.owner())).containsOnlyOnce("Your subscription is running again.");
         assertThat(umbra.auditedEventsOf("subscription", paid.subscription().toString())).isEqualTo(3);
         // the paid period is still running: nothing is charged for coming back

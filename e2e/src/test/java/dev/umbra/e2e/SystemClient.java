@@ -261,12 +261,22 @@ final class SystemClient {
         return records(topic, aggregateId, awaited).stream().map(r -> KafkaProbe.header(r, EventHeaders.EVENT_TYPE)).toList();
     }
 
-    /** The records of one aggregate on its topic, in order, read until one of type {@code awaited} is there. */
+    /**
+     * The records of one aggregate on its topic, in order: once one of type {@code awaited} is there, everything the topic
+     * holds by then (a second copy after it too, which "only once" checks must see).
+     */
     static List<ConsumerRecord<String, byte[]>> records(String topic, String aggregateId, String awaited) {
         try (KafkaProbe probe = KafkaProbe.read(topic)) {
             probe.awaitRecord(r -> aggregateId.equals(r.key()) && awaited.equals(KafkaProbe.header(r, EventHeaders.EVENT_TYPE)), TIMEOUT);
-            return probe.seen().stream().filter(r -> aggregateId.equals(r.key())).toList();
+            return probe.seenToEnd().stream().filter(r -> aggregateId.equals(r.key())).toList();
         }
+    }
+
+    /** Until guild's dispatcher has no message left to send (none due, waiting or being sent): what it was given reached Discord. */
+    static void awaitMessagesSent() {
+        Database guild = Database.of("guild");
+        await().atMost(TIMEOUT).until(() -> guild.count("select count(*) from work_item where queue = 'discord-dm' "
+                + "and status in ('pending', 'leased')") == 0);
     }
 
     /**

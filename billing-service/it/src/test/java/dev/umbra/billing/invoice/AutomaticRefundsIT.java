@@ -10,6 +10,7 @@ import static org.hamcrest.Matchers.equalTo;
 
 import dev.umbra.billing.PayingUserTest;
 import dev.umbra.billing.payment.PaymentReconciliation;
+import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
@@ -207,6 +208,9 @@ class AutomaticRefundsIT extends PayingUserTest {
         for (LateUpgrade upgrade : late) {
             assertThat(refundStatus(upgrade)).isEqualTo("SUCCEEDED");
             assertThat(gateway.cancelsOf(upgrade.paymentKey())).extracting(Cancel::amount).containsExactly(upgrade.amount());
+            // the gateway refuses a second whole-amount cancel whatever is sent: what tells is that every request was one cancel's
+            assertThat(gateway.received().stream().filter(r -> r.isCancel() && r.path().contains(upgrade.paymentKey()))
+                    .map(PaymentGatewaySandbox.Received::idempotencyKey).distinct()).as("cancel keys for %s", upgrade.paymentKey()).hasSize(1);
             assertThat(db.count("select count(*) from ledger_entry where kind = 'REFUND' and subscription_id = ?", upgrade.subscriptionId()))
                     .isOne();
         }

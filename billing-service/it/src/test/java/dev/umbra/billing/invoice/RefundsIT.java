@@ -186,13 +186,21 @@ class RefundsIT extends PayingUserTest {
     @Test
     void twoRunsAndTheRequestRacingOverUncertainRefundsSettleEachOnce() throws Exception {
         List<Paid> paid = List.of(paidInvoice(), paidInvoice(), paidInvoice());
+        List<String> keys = List.of(key(), key(), key());
         gateway.resetAfterCancel(3);
-        for (Paid one : paid) {
-            refund(one.invoiceId(), 5_000, "race", key()).then().statusCode(202);
-            ageRefunds(one.invoiceId());
+        for (int i = 0; i < paid.size(); i++) {
+            refund(paid.get(i).invoiceId(), 5_000, "race", keys.get(i)).then().statusCode(202);
+            ageRefunds(paid.get(i).invoiceId());
         }
 
-        List<PagedRun.Summary<RefundReconciliation.Result>> runs = Concurrently.run(2, i -> reconcile());
+        // two reconciliation runs and the client asking again, each refund under its key, all at once
+        List<Object> raced = Concurrently.run(3, i -> i < 2 ? reconcile()
+                : java.util.stream.IntStream.range(0, paid.size()).mapToObj(r -> refund(paid.get(r).invoiceId(), 5_000, "race", keys.get(r))
+                        .statusCode()).toList());
+        @SuppressWarnings("unchecked")
+        List<PagedRun.Summary<RefundReconciliation.Result>> runs = raced.subList(0, 2).stream()
+                .map(run -> (PagedRun.Summary<RefundReconciliation.Result>) run).toList();
+        assertThat((List<?>) raced.get(2)).as("the requests asked again: the first refund's state").allSatisfy(answer -> assertThat(answer).isIn(201, 202));
 
         assertThat(runs.stream().mapToInt(run -> run.count(RefundReconciliation.Result.SUCCEEDED)).sum()).isEqualTo(3);
         for (Paid one : paid) {

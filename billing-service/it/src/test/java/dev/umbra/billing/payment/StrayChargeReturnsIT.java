@@ -9,12 +9,14 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.umbra.billing.gateway.ChargeOutcome;
+import dev.umbra.devstack.PaymentGatewaySandbox;
 import dev.umbra.devstack.PaymentGatewaySandbox.Cancel;
 import dev.umbra.devstack.PaymentGatewaySandbox.Status;
 import dev.umbra.events.Aggregates;
 import dev.umbra.events.EventHeaders;
 import dev.umbra.events.Topics;
 import dev.umbra.platform.workqueue.PagedRun;
+import dev.umbra.testing.Concurrently;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
 import dev.umbra.testing.KafkaProbe;
@@ -30,9 +32,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -222,17 +221,17 @@ class StrayChargeReturnsIT extends SandboxCallingBack {
             mismatches.add(mismatch());
         }
 
-        ExecutorService replicas = Executors.newFixedThreadPool(2);
-        CompletableFuture<PagedRun.Summary<StrayChargeReturns.Result>> one = CompletableFuture.supplyAsync(this::run, replicas);
-        CompletableFuture<PagedRun.Summary<StrayChargeReturns.Result>> other = CompletableFuture.supplyAsync(this::run, replicas);
-        one.get();
-        other.get();
-        replicas.shutdown();
+        // both runs released at the same moment
+        Concurrently.run(2, replica -> run());
 
         for (Mismatch mismatch : mismatches) {
             assertThat(strayStatus(mismatch.payment())).isEqualTo("RETURNED");
             List<Cancel> cancels = sandbox.cancelsOf(mismatch.paymentKey());
             assertThat(cancels).singleElement().satisfies(cancel -> assertThat(cancel.amount()).isEqualTo(9_900));
+            // the gateway takes a whole-amount cancel once whatever is sent: what tells is that every request asked for one
+            // cancel, under one key (two keys would be two cancels at a gateway that takes partial ones)
+            assertThat(sandbox.received().stream().filter(r -> r.isCancel() && r.path().contains(mismatch.paymentKey()))
+                    .map(PaymentGatewaySandbox.Received::idempotencyKey).distinct()).as("cancel keys for %s", mismatch.paymentKey()).hasSize(1);
         }
     }
 
