@@ -71,6 +71,8 @@ class FaultsIT {
     private final SystemClient umbra = new SystemClient();
     /** The guilds of this test's workload that subscribed, and how billing answered their subscription. */
     private final Map<String, Integer> subscribed = new ConcurrentHashMap<>();
+    /** How many of the workload's calls met a fault (a 502/503) and were made again. */
+    private final java.util.concurrent.atomic.AtomicInteger calledAgain = new java.util.concurrent.atomic.AtomicInteger();
 
     /** The broker stopped on purpose: every Kafka client of every service reports it lost the broker until it is back. */
     private static final LogLines.Expectation BROKER_AWAY = new LogLines.Expectation("org.apache.kafka.clients.NetworkClient", "WARN",
@@ -245,6 +247,8 @@ class FaultsIT {
             postgres.restart();
             restartedAt[0] = System.nanoTime();
         });
+        // the outage came while the clients were installing: some of them met it and called again
+        assertThat(calledAgain.get()).as("installs called again after the database's 503").isPositive();
         workload(after, false);
 
         List<String> all = new ArrayList<>(before);
@@ -336,6 +340,9 @@ class FaultsIT {
                 .post("/guilds/{id}/installation", guildId));
         // 200: a try whose answer was lost with the database had installed it
         assertThat(installed.status()).as("install of %s", guildId).isIn(installed.triedAgain() ? List.of(200, 201) : List.of(201));
+        if (installed.triedAgain()) {
+            calledAgain.incrementAndGet();
+        }
         if (!subscribing) {
             return;
         }
