@@ -73,6 +73,8 @@ class FaultsIT {
     private final Map<String, Integer> subscribed = new ConcurrentHashMap<>();
     /** How many of the workload's calls met a fault (a 502/503) and were made again. */
     private final java.util.concurrent.atomic.AtomicInteger calledAgain = new java.util.concurrent.atomic.AtomicInteger();
+    /** How many of the workload's installs were answered. */
+    private final java.util.concurrent.atomic.AtomicInteger installsAnswered = new java.util.concurrent.atomic.AtomicInteger();
 
     /** The broker stopped on purpose: every Kafka client of every service reports it lost the broker until it is back. */
     private static final LogLines.Expectation BROKER_AWAY = new LogLines.Expectation("org.apache.kafka.clients.NetworkClient", "WARN",
@@ -240,8 +242,10 @@ class FaultsIT {
         umbra.advanceBillingClock(Duration.ofDays(32));
 
         long[] restartedAt = new long[1];
-        // a client that meets the outage (503) tries the same call again
-        workloadWhile(before, true, () -> {
+        // a client that meets the outage (503) tries the same call again; the database goes once a few installs answered,
+        // while the others are still to come (licensing's first grant comes too late: the burst may be over by then)
+        installsAnswered.set(0);
+        workloadWhile(before, true, () -> installsAnswered.get() >= CLIENTS, () -> {
             postgres.stop();
             pause(Duration.ofSeconds(10));
             postgres.restart();
@@ -282,13 +286,18 @@ class FaultsIT {
 
     /** Runs the {@link #workload} and injects the fault once the first licenses show events flowing. */
     private void workloadWhile(List<String> guilds, boolean tryingAgain, Runnable fault) throws Exception {
+        workloadWhile(guilds, tryingAgain, () -> guilds.stream().limit(CLIENTS).anyMatch(this::licensed), fault);
+    }
+
+    /** Runs the {@link #workload} and injects the fault once {@code due} holds. */
+    private void workloadWhile(List<String> guilds, boolean tryingAgain, java.util.concurrent.Callable<Boolean> due, Runnable fault) throws Exception {
         ExecutorService burst = Executors.newSingleThreadExecutor();
         try {
             Future<?> running = burst.submit(() -> {
                 workload(guilds, tryingAgain);
                 return null;
             });
-            await().atMost(TIMEOUT).until(() -> guilds.stream().limit(CLIENTS).anyMatch(this::licensed));
+            await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(20)).until(due);
             fault.run();
             running.get();
         } finally {
@@ -340,6 +349,7 @@ class FaultsIT {
                 .post("/guilds/{id}/installation", guildId));
         // 200: a try whose answer was lost with the database had installed it
         assertThat(installed.status()).as("install of %s", guildId).isIn(installed.triedAgain() ? List.of(200, 201) : List.of(201));
+        installsAnswered.incrementAndGet();
         if (installed.triedAgain()) {
             calledAgain.incrementAndGet();
         }
