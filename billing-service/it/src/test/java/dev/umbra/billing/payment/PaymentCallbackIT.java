@@ -16,6 +16,7 @@ import dev.umbra.devstack.PaymentGatewaySandbox.Callback;
 import dev.umbra.devstack.PaymentGatewaySandbox.Charge;
 import dev.umbra.testing.DevstackResource;
 import dev.umbra.testing.ExpectedLog;
+import dev.umbra.testing.Metrics;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -243,9 +244,7 @@ class PaymentCallbackIT extends SandboxCallingBack {
     }
 
     private double unmatched() {
-        String scraped = given().get(metrics).then().statusCode(200).extract().asString();
-        return scraped.lines().filter(line -> line.startsWith("umbra_billing_charges_unmatched_total"))
-                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+        return Metrics.scrape().sum("umbra_billing_charges_unmatched_total");
     }
 
     @Test
